@@ -1,0 +1,173 @@
+"""The database schema (SQLAlchemy 2.x typed ORM). Alembic migrations follow this module.
+
+listings      one row per eBay item per marketplace, with its current normalization
+observations  every distinct price/shipping/status seen, with time: the price history
+sales         sold price and date (from sold pages, imports, or presumed from ended listings)
+runs          each collection run: when, what, counts, errors
+alerts        the outbox: one row per listing per channel, what was sent and when
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+Money = Numeric(14, 2)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ListingRow(Base):
+    __tablename__ = "listings"
+    __table_args__ = (
+        UniqueConstraint("marketplace", "item_id", name="uq_listings_marketplace_item"),
+        Index("ix_listings_sku_kind", "sku", "kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    marketplace: Mapped[str] = mapped_column(String(32))
+    item_id: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(Text)
+    url: Mapped[str] = mapped_column(Text)
+    search: Mapped[str | None] = mapped_column(String(200))
+    category_id: Mapped[str | None] = mapped_column(String(32))
+    condition: Mapped[str | None] = mapped_column(String(200))
+    seller: Mapped[str | None] = mapped_column(String(200))
+    seller_feedback: Mapped[int | None] = mapped_column(Integer)
+    seller_positive_pct: Mapped[Decimal | None] = mapped_column(Numeric(5, 1))
+    location: Mapped[str | None] = mapped_column(String(200))
+    image_url: Mapped[str | None] = mapped_column(Text)
+    buying_format: Mapped[str] = mapped_column(String(16))
+    currency: Mapped[str] = mapped_column(String(3))
+    end_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # status: active | ended | sold | presumed_sold
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # normalization (recomputed when the catalog changes)
+    sku: Mapped[str | None] = mapped_column(String(64), index=True)
+    category: Mapped[str | None] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(16), default="other")
+    quantity: Mapped[int] = mapped_column(Integer, default=1)
+    includes: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list)
+    confidence: Mapped[float] = mapped_column(Float, default=0.0)
+
+    observations: Mapped[list[ObservationRow]] = relationship(
+        back_populates="listing", order_by="ObservationRow.observed_at"
+    )
+
+
+class ObservationRow(Base):
+    __tablename__ = "observations"
+    __table_args__ = (Index("ix_observations_listing_time", "listing_id", "observed_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id", ondelete="CASCADE"))
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
+    observed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    price: Mapped[Decimal] = mapped_column(Money)
+    price_max: Mapped[Decimal | None] = mapped_column(Money)
+    shipping: Mapped[Decimal | None] = mapped_column(Money)
+    currency: Mapped[str] = mapped_column(String(3))
+    bids: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+
+    listing: Mapped[ListingRow] = relationship(back_populates="observations")
+
+
+class SaleRow(Base):
+    __tablename__ = "sales"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    listing_id: Mapped[int] = mapped_column(
+        ForeignKey("listings.id", ondelete="CASCADE"), unique=True
+    )
+    sold_date: Mapped[date] = mapped_column(Date, index=True)
+    price: Mapped[Decimal] = mapped_column(Money)
+    shipping: Mapped[Decimal | None] = mapped_column(Money)
+    currency: Mapped[str] = mapped_column(String(3))
+    best_offer_accepted: Mapped[bool] = mapped_column(Boolean, default=False)
+    # source: sold_page | import | terapeak | presumed (a watched listing that ended)
+    source: Mapped[str] = mapped_column(String(16))
+
+
+class RunRow(Base):
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # status: running | ok | partial | failed
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    source: Mapped[str] = mapped_column(String(32))  # "web", "api", "offline:<dir>", "import"
+    searches: Mapped[int] = mapped_column(Integer, default=0)
+    requests: Mapped[int] = mapped_column(Integer, default=0)
+    listings_seen: Mapped[int] = mapped_column(Integer, default=0)
+    listings_new: Mapped[int] = mapped_column(Integer, default=0)
+    observations_new: Mapped[int] = mapped_column(Integer, default=0)
+    alerts_sent: Mapped[int] = mapped_column(Integer, default=0)
+    errors: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list)
+
+
+class AlertRow(Base):
+    """The outbox. ``status`` moves pending -> sending -> sent, or back to pending on failure."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (Index("ix_alerts_listing_channel", "listing_id", "channel"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id", ondelete="CASCADE"))
+    channel: Mapped[str] = mapped_column(String(64))
+    rule: Mapped[str | None] = mapped_column(String(100))
+    landed_unit_price: Mapped[Decimal] = mapped_column(Money)
+    currency: Mapped[str] = mapped_column(String(3))
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
+    payload: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
+
+
+class KeyValueRow(Base):
+    """Small persistent state: the Browse API token and daily call budget, leases."""
+
+    __tablename__ = "state"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[dict[str, object]] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SearchLeaseRow(Base):
+    """One row per saved search per run date; workers lease them with SKIP LOCKED."""
+
+    __tablename__ = "search_leases"
+    __table_args__ = (UniqueConstraint("run_key", "search", name="uq_lease_run_search"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_key: Mapped[str] = mapped_column(String(64))
+    search: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|done|failed
+    worker: Mapped[str | None] = mapped_column(String(200))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

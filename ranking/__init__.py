@@ -1,0 +1,1 @@
+"""Normalize titles against the catalog, and rank listings per landed dollar."""

@@ -1,0 +1,165 @@
+"""Frozen domain records passed between the pipeline stages.
+
+Money is always ``Decimal`` in the listing's own currency; a record never holds a float price.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from enum import StrEnum
+
+
+class BuyingFormat(StrEnum):
+    """How a listing is sold. A Buy It Now listing that also takes offers is ``BEST_OFFER``."""
+
+    AUCTION = "auction"
+    BUY_IT_NOW = "buy_it_now"
+    BEST_OFFER = "best_offer"
+
+
+class Kind(StrEnum):
+    """What a listing really is, whatever its title says."""
+
+    ITEM = "item"  # the hardware itself (a card, a board, a server)
+    ACCESSORY = "accessory"  # heatsink, fan, shroud, riser, bridge, adapter, empty box...
+    FOR_PARTS = "for_parts"  # broken, not working, as-is, for parts
+    OTHER = "other"  # not our hardware at all
+
+
+class Category(StrEnum):
+    GPU = "gpu"
+    SERVER = "server"
+    BOARD = "board"
+
+
+class Mode(StrEnum):
+    """Which results a saved search collects."""
+
+    ACTIVE = "active"
+    SOLD = "sold"
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One eBay listing as seen on one page or API response, at one moment.
+
+    Invariants: ``price`` is the low end when eBay shows a range and ``price_max`` the high
+    end (else None); ``shipping`` is 0 for free shipping and None when unknown (freight,
+    "not specified", local pickup); ``sold_date`` is set only for sold listings.
+    """
+
+    item_id: str
+    title: str
+    url: str
+    price: Decimal
+    currency: str
+    buying_format: BuyingFormat
+    marketplace: str = "EBAY_US"
+    price_max: Decimal | None = None
+    shipping: Decimal | None = None
+    shipping_note: str | None = None
+    best_offer: bool = False
+    bids: int | None = None
+    end_time: datetime | None = None
+    sold_date: date | None = None
+    best_offer_accepted: bool = False
+    condition: str | None = None
+    seller: str | None = None
+    seller_feedback: int | None = None
+    seller_positive_pct: Decimal | None = None
+    location: str | None = None
+    image_url: str | None = None
+    category_id: str | None = None
+
+    @property
+    def sold(self) -> bool:
+        return self.sold_date is not None
+
+    @property
+    def total(self) -> Decimal | None:
+        """Price plus shipping, or None while shipping is unknown."""
+        return None if self.shipping is None else self.price + self.shipping
+
+
+@dataclass(frozen=True, slots=True)
+class Included:
+    """GPUs that come with a server listing."""
+
+    sku: str
+    quantity: int
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """What a title really is: the catalog SKU (or None), its kind and how many units.
+
+    ``quantity`` counts units of ``sku`` in the listing (a "lot of 4" is 4); ``includes``
+    lists the GPUs that come with a server or board; ``confidence`` is in [0, 1].
+    """
+
+    title: str
+    sku: str | None
+    category: Category | None
+    kind: Kind
+    quantity: int = 1
+    includes: tuple[Included, ...] = ()
+    confidence: float = 0.0
+
+    def as_json(self) -> dict[str, object]:
+        """The stable ``rigscout normalize`` contract."""
+        return {
+            "title": self.title,
+            "sku": self.sku,
+            "category": self.category.value if self.category else None,
+            "kind": self.kind.value,
+            "quantity": self.quantity,
+            "includes": [{"sku": i.sku, "quantity": i.quantity} for i in self.includes],
+            "confidence": round(self.confidence, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SavedSearch:
+    """One saved search from the config file."""
+
+    name: str
+    query: str
+    category_id: str | None = None
+    marketplace: str = "EBAY_US"
+    modes: tuple[Mode, ...] = (Mode.ACTIVE,)
+    min_price: Decimal | None = None
+    max_price: Decimal | None = None
+    buying: str = "all"  # "all", "buy_it_now" or "auction"
+    condition: str | None = None  # "new", "used", "for_parts" or None
+    location: str | None = None  # "domestic", "worldwide" or None
+    max_pages: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One ranked listing with the numbers behind its score and a sentence a buyer believes."""
+
+    listing_id: int
+    item_id: str
+    marketplace: str
+    title: str
+    url: str
+    sku: str
+    sku_name: str
+    category: Category
+    quantity: int
+    buying_format: BuyingFormat
+    landed_unit_price: Decimal  # in the user's currency
+    currency: str
+    shipping_known: bool
+    score: float
+    reason: str
+    discount: float | None = None  # 0.31 = 31 % under the market baseline
+    baseline: Decimal | None = None
+    baseline_count: int = 0
+    baseline_source: str | None = None  # "sold", "active" or None
+    end_time: datetime | None = None
+    image_url: str | None = None
+    metrics: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,42 @@
+"""Shared test helpers: the real eBay samples in ../shared, our own fixtures, a fixed clock."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SHARED = Path(os.environ.get("RIGSCOUT_SHARED", ROOT.parent / "shared"))
+SAMPLES = SHARED / "ebay-samples"
+
+pytest_plugins = ["tests.db_fixtures"]
+
+
+def load_sample(*parts: str) -> str:
+    """A real saved eBay page or response from ../shared/ebay-samples (never copied here)."""
+    path = SAMPLES.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared sample {path} is not present next to the project")
+    return path.read_text(encoding="utf-8")
+
+
+def load_fixture(*parts: str) -> str:
+    """One of our own hand-made fixtures under fixtures/."""
+    return FIXTURES.joinpath(*parts).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def now() -> datetime:
+    return datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests only ever talk to 127.0.0.1; a proxy from the environment must not interfere."""
+    for var in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
