@@ -9,8 +9,9 @@ alerts        the outbox: one row per listing per channel, what was sent and whe
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from decimal import Decimal
+from datetime import UTC, date, datetime
+from decimal import Decimal  # noqa: TC003  (SQLAlchemy reads Mapped[...] at runtime)
+from typing import TYPE_CHECKING
 
 from sqlalchemy import (
     JSON,
@@ -25,11 +26,38 @@ from sqlalchemy import (
     Numeric,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Dialect
+
 Money = Numeric(14, 2)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """``TIMESTAMP WITH TIME ZONE`` that always stores and returns aware UTC datetimes.
+
+    SQLite keeps no zone, so without this it hands back naive datetimes that cannot be
+    compared with ``now``; a naive value passed in is taken to be UTC on both backends.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return _as_utc(value)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return _as_utc(value)
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Base(DeclarativeBase):
@@ -58,11 +86,11 @@ class ListingRow(Base):
     image_url: Mapped[str | None] = mapped_column(Text)
     buying_format: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
-    end_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    end_time: Mapped[datetime | None] = mapped_column(UtcDateTime())
     # status: active | ended | sold | presumed_sold
     status: Mapped[str] = mapped_column(String(16), default="active")
-    first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    first_seen: Mapped[datetime] = mapped_column(UtcDateTime())
+    last_seen: Mapped[datetime] = mapped_column(UtcDateTime())
     # normalization (recomputed when the catalog changes)
     sku: Mapped[str | None] = mapped_column(String(64), index=True)
     category: Mapped[str | None] = mapped_column(String(16))
@@ -83,7 +111,7 @@ class ObservationRow(Base):
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id", ondelete="CASCADE"))
     run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
-    observed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    observed_at: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
     price: Mapped[Decimal] = mapped_column(Money)
     price_max: Mapped[Decimal | None] = mapped_column(Money)
     shipping: Mapped[Decimal | None] = mapped_column(Money)
@@ -114,9 +142,9 @@ class RunRow(Base):
     __tablename__ = "runs"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # status: running | ok | partial | failed
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    # status: running | ok | partial | failed | interrupted
     status: Mapped[str] = mapped_column(String(16), default="running")
     source: Mapped[str] = mapped_column(String(32))  # "web", "api", "offline:<dir>", "import"
     searches: Mapped[int] = mapped_column(Integer, default=0)
@@ -143,8 +171,8 @@ class AlertRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
     payload: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
 
@@ -156,7 +184,7 @@ class KeyValueRow(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[dict[str, object]] = mapped_column(JSON)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class SearchLeaseRow(Base):
@@ -170,4 +198,4 @@ class SearchLeaseRow(Base):
     search: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending|done|failed
     worker: Mapped[str | None] = mapped_column(String(200))
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())

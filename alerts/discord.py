@@ -1,0 +1,137 @@
+"""Post deals to a Discord webhook, honouring rate limits and retrying server errors.
+
+HTTP 429 waits the ``retry_after`` Discord gives (JSON body, else the Retry-After header);
+5xx and network failures retry with backoff; anything else fails at once. The webhook URL
+holds a secret token, so it never appears in an error, a log line or a repr.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import httpx
+
+from alerts.render_discord import render_discord_batches, render_discord_payloads
+from rigscout.errors import AlertError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from rigscout.config import DiscordChannel
+    from rigscout.models import Deal
+
+MAX_RETRY_AFTER = 60.0  # seconds; a longer rate limit fails the channel until the next run
+
+
+def mask_webhook(url: str) -> str:
+    """``https://discord.com/api/webhooks/123/tok`` -> ``https://discord.com/api/webhooks/***``."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/…/***" if parts.netloc else "***"
+
+
+class DiscordNotifier:
+    """Delivers deals as embeds to one ``DiscordChannel``'s webhook."""
+
+    def __init__(
+        self,
+        channel: DiscordChannel,
+        client: httpx.Client,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        attempts: int = 4,
+        backoff: float = 1.0,
+    ) -> None:
+        self.name = channel.name
+        self._channel = channel
+        self._client = client
+        self._sleep = sleep
+        self._attempts = max(1, attempts)
+        self._backoff = backoff
+
+    def __repr__(self) -> str:
+        webhook = mask_webhook(self._channel.webhook_url)
+        return f"DiscordNotifier(name={self.name!r}, webhook={webhook!r})"
+
+    def batches(self, deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
+        """The deals of each post, as Discord's size limits split them."""
+        return render_discord_batches(deals)
+
+    def render(self, deals: Sequence[Deal]) -> list[dict[str, object]]:
+        return render_discord_payloads(deals, username=self._channel.username)
+
+    def preview(self, deals: Sequence[Deal]) -> list[str]:
+        """What ``send`` would post, as the JSON body of each post."""
+        return [json.dumps(payload, ensure_ascii=False) for payload in self.render(deals)]
+
+    def send(self, deals: Sequence[Deal]) -> None:
+        """Post every payload for ``deals``; raise ``AlertError`` once retries are spent."""
+        for payload in self.render(deals):
+            self.send_payload(payload)
+
+    def send_payload(self, payload: dict[str, object]) -> None:
+        """POST one webhook body, waiting out 429s and retrying 5xx (bounded)."""
+        problem = ""
+        for attempt in range(self._attempts):
+            try:
+                response = self._client.post(
+                    self._channel.webhook_url, json=payload, timeout=self._channel.timeout
+                )
+            except httpx.TransportError as exc:
+                problem = f"network error {type(exc).__name__}"
+                self._sleep(self._backoff * 2**attempt)
+                continue
+            if response.is_success:
+                return
+            problem = f"HTTP {response.status_code}"
+            if response.status_code == 429:
+                self._sleep(self._retry_after(response))
+            elif response.is_server_error:
+                self._sleep(self._backoff * 2**attempt)
+            else:
+                raise self._error(f"webhook refused the post: {problem} {_reason(response)}")
+        raise self._error(f"webhook failed after {self._attempts} attempts: {problem}")
+
+    def _retry_after(self, response: httpx.Response) -> float:
+        seconds = _retry_after_seconds(response)
+        if seconds > MAX_RETRY_AFTER:
+            raise self._error(f"webhook rate-limited for {seconds:.0f} s")
+        return seconds
+
+    def _error(self, message: str) -> AlertError:
+        secret = self._channel.webhook_url
+        return AlertError(message.replace(secret, mask_webhook(secret)), channel=self.name)
+
+
+def _retry_after_seconds(response: httpx.Response) -> float:
+    """Discord's ``retry_after`` (JSON seconds), else the Retry-After header, else one second."""
+    for value in (_json_field(response, "retry_after"), response.headers.get("Retry-After")):
+        seconds = _as_seconds(value)
+        if seconds is not None:
+            return seconds
+    return 1.0
+
+
+def _as_seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def _json_field(response: httpx.Response, key: str) -> object:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    return body.get(key) if isinstance(body, dict) else None
+
+
+def _reason(response: httpx.Response) -> str:
+    """Discord's short error message, e.g. ``Invalid Webhook Token`` (cut to 200 chars)."""
+    message = _json_field(response, "message")
+    return f"({str(message)[:200]})" if message else ""

@@ -1,0 +1,182 @@
+"""Send what the outbox holds, channel by channel, and report what went out and what failed.
+
+Per channel: claim its open rows (commit), send them in the notifier's batches, record each
+batch as sent (commit) right after it went out. A failing channel puts its unsent rows back
+to pending and the others carry on. A run killed mid-send leaves rows "sending"; the next
+run sends those again: at most the one message in flight can repeat, never the history.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Protocol
+
+from alerts.discord import DiscordNotifier
+from alerts.email import EmailNotifier
+from alerts.outbox import (
+    load_open_alerts,
+    load_open_channels,
+    parse_snapshot,
+    save_claim,
+    save_released,
+    save_sent,
+)
+from rigscout.config import SmtpChannel
+from rigscout.errors import AlertError
+from rigscout.models import BuyingFormat, Category, Deal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from datetime import datetime
+
+    import httpx
+    from sqlalchemy.orm import Session
+
+    from db.models import AlertRow
+    from rigscout.config import Channel
+
+
+class Notifier(Protocol):
+    """A channel that can deliver deals. ``send`` raises ``AlertError`` when it fails."""
+
+    name: str
+
+    def send(self, deals: Sequence[Deal]) -> None: ...
+
+    def batches(self, deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
+        """Split ``deals``, in order, into the groups that go out as one message each."""
+        ...
+
+    def preview(self, deals: Sequence[Deal]) -> list[str]:
+        """The messages ``send`` would deliver, as text, without sending anything."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchReport:
+    """What one ``send_pending`` did. ``failed`` maps a channel to its error message."""
+
+    sent: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    resent_in_flight: dict[str, int] = field(default_factory=dict)
+    unconfigured: tuple[str, ...] = ()
+    dry_run: bool = False
+    would_send: dict[str, tuple[Deal, ...]] = field(default_factory=dict)
+    previews: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    @property
+    def total_sent(self) -> int:
+        return sum(self.sent.values())
+
+
+def send_pending(
+    session: Session, notifiers: Mapping[str, Notifier], *, now: datetime, dry_run: bool = False
+) -> DispatchReport:
+    """Deliver every open alert of each channel in ``notifiers``.
+
+    Channels with open alerts but no notifier keep them and are listed as ``unconfigured``.
+    ``dry_run`` renders what would be sent and changes nothing (no send, no write).
+    """
+    unconfigured = tuple(sorted(load_open_channels(session) - set(notifiers)))
+    if dry_run:
+        return _preview(session, notifiers, unconfigured)
+    sent: dict[str, int] = {}
+    failed: dict[str, str] = {}
+    in_flight: dict[str, int] = {}
+    for name in sorted(notifiers):
+        claim = save_claim(session, name)
+        if not claim.rows:
+            continue
+        in_flight[name] = claim.in_flight
+        sent[name], error = _deliver(session, notifiers[name], claim.rows, now)
+        if error is not None:
+            failed[name] = error
+    return DispatchReport(sent, failed, in_flight, unconfigured)
+
+
+def _deliver(
+    session: Session, notifier: Notifier, rows: Sequence[AlertRow], now: datetime
+) -> tuple[int, str | None]:
+    """Send claimed ``rows`` batch by batch; on failure release the unsent ones."""
+    done = 0
+    try:
+        deals = [parse_snapshot(row.payload, alert_id=row.id) for row in rows]
+        for batch in notifier.batches(deals):
+            notifier.send(batch)
+            save_sent(session, rows[done : done + len(batch)], now=now)
+            done += len(batch)
+    except AlertError as exc:
+        save_released(session, rows[done:], str(exc))
+        return done, str(exc)
+    return done, None
+
+
+def _preview(
+    session: Session, notifiers: Mapping[str, Notifier], unconfigured: tuple[str, ...]
+) -> DispatchReport:
+    would_send: dict[str, tuple[Deal, ...]] = {}
+    previews: dict[str, tuple[str, ...]] = {}
+    failed: dict[str, str] = {}
+    for name in sorted(notifiers):
+        rows = load_open_alerts(session, name)
+        try:
+            deals = tuple(parse_snapshot(row.payload, alert_id=row.id) for row in rows)
+        except AlertError as exc:
+            failed[name] = str(exc)
+            continue
+        if deals:
+            would_send[name] = deals
+            previews[name] = tuple(notifiers[name].preview(deals))
+    return DispatchReport(
+        failed=failed,
+        unconfigured=unconfigured,
+        dry_run=True,
+        would_send=would_send,
+        previews=previews,
+    )
+
+
+def build_notifiers(
+    channels: Mapping[str, Channel],
+    *,
+    client: httpx.Client,
+    sleep: Callable[[float], None] = time.sleep,
+) -> dict[str, Notifier]:
+    """One notifier per configured channel (email or Discord)."""
+    notifiers: dict[str, Notifier] = {}
+    for name, channel in channels.items():
+        if isinstance(channel, SmtpChannel):
+            notifiers[name] = EmailNotifier(channel)
+        else:
+            notifiers[name] = DiscordNotifier(channel, client, sleep=sleep)
+    return notifiers
+
+
+TEST_DEAL = Deal(
+    listing_id=0,
+    item_id="0",
+    marketplace="EBAY_US",
+    title="rigscout test message: this channel works",
+    url="https://www.ebay.com/",
+    sku="test",
+    sku_name="Test message",
+    category=Category.GPU,
+    quantity=1,
+    buying_format=BuyingFormat.BUY_IT_NOW,
+    landed_unit_price=Decimal("0.00"),
+    currency="USD",
+    shipping_known=True,
+    score=0.0,
+    reason="Sent by `rigscout alerts test`; deals that match your rules will look like this.",
+)
+
+
+def send_test_message(notifier: Notifier) -> None:
+    """Send one clearly labelled sample deal through ``notifier`` (raises ``AlertError``)."""
+    notifier.send([TEST_DEAL])

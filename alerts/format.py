@@ -1,0 +1,53 @@
+"""Text pieces shared by the email and Discord renderers: prices, discounts, safe links.
+
+Pure and channel-neutral; each renderer applies its own escaping on top.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from rigscout.models import Deal
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
+_SPACES = re.compile(r"\s+")
+
+
+def format_price(amount: Decimal, currency: str) -> str:
+    """``1234.5, "USD"`` -> ``"1,234.50 USD"``."""
+    return f"{amount:,.2f} {currency}"
+
+
+def format_discount(deal: Deal) -> str:
+    """How far the deal sits from the market, in words a buyer reads at a glance."""
+    if deal.discount is None:
+        return "no market price yet"
+    share = round(abs(deal.discount) * 100)
+    side = "under" if deal.discount >= 0 else "over"
+    basis = f" ({deal.baseline_count} {deal.baseline_source})" if deal.baseline_source else ""
+    return f"{share} % {side} market{basis}"
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """Control characters and line breaks become spaces; cut to ``limit`` with an ellipsis."""
+    flat = _SPACES.sub(" ", _CONTROL.sub(" ", text)).strip()
+    if limit is not None and len(flat) > limit:
+        return flat[: limit - 1].rstrip() + "…"
+    return flat
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL when it is a plain http(s) link, else None (no ``javascript:`` or ``data:``)."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in {"http", "https"} or not parts.netloc:
+        return None
+    if _CONTROL.search(url) or any(c in url for c in ' "<>'):
+        return None
+    return url.strip()

@@ -1,0 +1,241 @@
+"""The alerts outbox: one row per listing per channel, moving pending -> sending -> sent.
+
+``save_pending_alerts`` enqueues matched deals with a JSON snapshot of each deal, so that
+sending needs nothing but the outbox. A listing already sent on a channel is enqueued
+again only after its landed unit price fell by ``price_drop`` below the last sent price.
+The claim/sent/release steps commit, so a crash leaves an honest record behind.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from db.models import AlertRow
+from rigscout.errors import AlertError
+from rigscout.models import BuyingFormat, Category, Deal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from sqlalchemy.orm import Session
+
+    from alerts.rules import Match
+    from rigscout.config import AlertRule
+
+PENDING, SENDING, SENT = "pending", "sending", "sent"
+OPEN = (PENDING, SENDING)
+CENT = Decimal("0.01")
+ERROR_LIMIT = 2000
+
+
+def rule_channels(rule: AlertRule) -> Sequence[str]:
+    return rule.channels
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The rows one channel is about to send; ``in_flight`` were left "sending" by a killed run."""
+
+    rows: tuple[AlertRow, ...]
+    in_flight: int
+
+
+def save_pending_alerts(
+    session: Session,
+    matches: Iterable[Match],
+    *,
+    channels_of: Callable[[AlertRule], Sequence[str]] = rule_channels,
+    price_drop: Decimal = Decimal("0.05"),
+    now: datetime,
+    run_id: int | None = None,
+) -> int:
+    """Enqueue each matched listing once per channel; return how many new rows were added.
+
+    An open (pending or in-flight) row for the same listing and channel is refreshed with
+    the new price instead of getting a twin. Flushes; the caller commits (or, for a dry
+    run, rolls back).
+    """
+    wanted: dict[tuple[int, str], Match] = {}
+    for match in matches:
+        for channel in channels_of(match.rule):
+            wanted.setdefault((match.deal.listing_id, channel), match)
+    created = 0
+    for (listing_id, channel), match in wanted.items():
+        row = load_open_alert(session, listing_id, channel)
+        if row is not None:
+            _fill(row, match, run_id)
+        elif _worth_sending(match.deal, load_last_sent(session, listing_id, channel), price_drop):
+            row = AlertRow(listing_id=listing_id, channel=channel, status=PENDING, attempts=0)
+            row.created_at = now
+            _fill(row, match, run_id)
+            session.add(row)
+            created += 1
+    session.flush()
+    return created
+
+
+def _worth_sending(deal: Deal, last: AlertRow | None, price_drop: Decimal) -> bool:
+    if last is None or last.currency != deal.currency:
+        return True
+    threshold = (last.landed_unit_price * (1 - price_drop)).quantize(CENT, ROUND_HALF_UP)
+    return _cents(deal.landed_unit_price) <= threshold
+
+
+def _fill(row: AlertRow, match: Match, run_id: int | None) -> None:
+    row.rule = match.rule.name[:100]
+    row.landed_unit_price = _cents(match.deal.landed_unit_price)
+    row.currency = match.deal.currency
+    row.run_id = run_id
+    row.payload = render_snapshot(match.deal)
+
+
+def _cents(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, ROUND_HALF_UP)
+
+
+def load_open_alert(session: Session, listing_id: int, channel: str) -> AlertRow | None:
+    """The pending or in-flight row for this listing on this channel, if any."""
+    query = select(AlertRow).where(
+        AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status.in_(OPEN)
+    )
+    return session.scalars(query.order_by(AlertRow.id).limit(1)).first()
+
+
+def load_last_sent(session: Session, listing_id: int, channel: str) -> AlertRow | None:
+    """The most recent row actually sent for this listing on this channel."""
+    query = select(AlertRow).where(
+        AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status == SENT
+    )
+    return session.scalars(query.order_by(AlertRow.sent_at.desc(), AlertRow.id.desc())).first()
+
+
+def load_open_alerts(session: Session, channel: str) -> list[AlertRow]:
+    """Every pending or in-flight row of ``channel``, oldest first (reads only)."""
+    query = select(AlertRow).where(AlertRow.channel == channel, AlertRow.status.in_(OPEN))
+    return list(session.scalars(query.order_by(AlertRow.id)))
+
+
+def load_open_channels(session: Session) -> set[str]:
+    """The channels that have something pending or in flight."""
+    query = select(AlertRow.channel).where(AlertRow.status.in_(OPEN)).distinct()
+    return set(session.scalars(query))
+
+
+def save_claim(session: Session, channel: str) -> Claim:
+    """Mark the channel's open rows "sending" and COMMIT, before any network call.
+
+    Rows already "sending" were claimed by a run that died before recording the outcome;
+    they may have been delivered. They are claimed again, so at most that one in-flight
+    message can repeat; rows sent earlier are never touched.
+    """
+    rows = session.scalars(
+        select(AlertRow)
+        .where(AlertRow.channel == channel, AlertRow.status.in_(OPEN))
+        .order_by(AlertRow.id)
+        .with_for_update(skip_locked=True)
+    ).all()
+    in_flight = sum(1 for row in rows if row.status == SENDING)
+    for row in rows:
+        row.status = SENDING
+        row.attempts += 1
+    session.commit()
+    return Claim(tuple(rows), in_flight)
+
+
+def save_sent(session: Session, rows: Sequence[AlertRow], *, now: datetime) -> None:
+    """Record ``rows`` as delivered and COMMIT."""
+    for row in rows:
+        row.status = SENT
+        row.sent_at = now
+        row.last_error = None
+    session.commit()
+
+
+def save_released(session: Session, rows: Sequence[AlertRow], error: str) -> None:
+    """Put ``rows`` back to pending with the reason, and COMMIT; the next run retries them."""
+    for row in rows:
+        row.status = PENDING
+        row.last_error = error[:ERROR_LIMIT]
+    session.commit()
+
+
+def render_snapshot(deal: Deal) -> dict[str, object]:
+    """The deal as JSON-safe values (Decimals and datetimes as strings)."""
+    return {
+        "listing_id": deal.listing_id,
+        "item_id": deal.item_id,
+        "marketplace": deal.marketplace,
+        "title": deal.title,
+        "url": deal.url,
+        "sku": deal.sku,
+        "sku_name": deal.sku_name,
+        "category": deal.category.value,
+        "quantity": deal.quantity,
+        "buying_format": deal.buying_format.value,
+        "landed_unit_price": str(deal.landed_unit_price),
+        "currency": deal.currency,
+        "shipping_known": deal.shipping_known,
+        "score": _finite(deal.score),
+        "reason": deal.reason,
+        "discount": _finite(deal.discount),
+        "baseline": None if deal.baseline is None else str(deal.baseline),
+        "baseline_count": deal.baseline_count,
+        "baseline_source": deal.baseline_source,
+        "end_time": None if deal.end_time is None else deal.end_time.isoformat(),
+        "image_url": deal.image_url,
+        "metrics": {k: v for k, v in deal.metrics.items() if math.isfinite(v)},
+    }
+
+
+def _finite(value: float | None) -> float | None:
+    # PostgreSQL's JSON type rejects NaN and Infinity.
+    return value if value is not None and math.isfinite(value) else None
+
+
+def parse_snapshot(payload: dict[str, object], *, alert_id: int | None = None) -> Deal:
+    """The ``Deal`` stored by ``render_snapshot``; ``AlertError`` when it cannot be read."""
+    try:
+        return _deal_from(dict(payload))
+    except (KeyError, TypeError, ValueError, InvalidOperation) as exc:
+        raise AlertError(f"alert {alert_id}: unreadable payload ({exc!r})") from exc
+
+
+def _deal_from(p: dict[str, object]) -> Deal:
+    baseline, end_time, discount = p.get("baseline"), p.get("end_time"), p.get("discount")
+    score = p.get("score")
+    return Deal(
+        listing_id=int(str(p["listing_id"])),
+        item_id=str(p["item_id"]),
+        marketplace=str(p["marketplace"]),
+        title=str(p["title"]),
+        url=str(p["url"]),
+        sku=str(p["sku"]),
+        sku_name=str(p["sku_name"]),
+        category=Category(str(p["category"])),
+        quantity=int(str(p["quantity"])),
+        buying_format=BuyingFormat(str(p["buying_format"])),
+        landed_unit_price=Decimal(str(p["landed_unit_price"])),
+        currency=str(p["currency"]),
+        shipping_known=bool(p["shipping_known"]),
+        score=float(str(score)) if score is not None else math.nan,
+        reason=str(p["reason"]),
+        discount=float(str(discount)) if discount is not None else None,
+        baseline=Decimal(str(baseline)) if baseline is not None else None,
+        baseline_count=int(str(p.get("baseline_count", 0))),
+        baseline_source=str(p["baseline_source"]) if p.get("baseline_source") else None,
+        end_time=datetime.fromisoformat(str(end_time)) if end_time else None,
+        image_url=str(p["image_url"]) if p.get("image_url") else None,
+        metrics=_metrics(p.get("metrics")),
+    )
+
+
+def _metrics(value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): float(v) for k, v in value.items() if isinstance(v, int | float)}

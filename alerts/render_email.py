@@ -1,0 +1,95 @@
+"""Render deals as an email: a plain-text part and an HTML table, ready for SMTP.
+
+Pure. Every string that comes from a listing is HTML-escaped, and nothing from a listing
+reaches a header unflattened (a title with CR/LF cannot inject headers).
+"""
+
+from __future__ import annotations
+
+import html
+from email.message import EmailMessage
+from typing import TYPE_CHECKING
+
+from alerts.format import format_discount, format_price, one_line, safe_url
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rigscout.models import Deal
+
+SUBJECT_LIMIT = 150
+_CELL = 'style="padding:6px 10px;border-bottom:1px solid #ddd;vertical-align:top"'
+
+
+def render_email_digest(
+    deals: Sequence[Deal], *, sender: str, recipients: Sequence[str], subject: str
+) -> EmailMessage:
+    """One multipart/alternative message listing ``deals`` (plain text first, then HTML)."""
+    message = EmailMessage()
+    message["Subject"] = one_line(subject, SUBJECT_LIMIT)
+    message["From"] = one_line(sender)
+    message["To"] = ", ".join(one_line(r) for r in recipients)
+    message.set_content(render_plain(deals))
+    message.add_alternative(render_html(deals), subtype="html")
+    return message
+
+
+def render_subject(deals: Sequence[Deal]) -> str:
+    """``rigscout: Tesla V100 SXM2 16GB at 180.00 USD`` for one deal, a count for several."""
+    if len(deals) == 1:
+        deal = deals[0]
+        price = format_price(deal.landed_unit_price, deal.currency)
+        return one_line(f"rigscout: {deal.sku_name} at {price} ({format_discount(deal)})")
+    best = min(deals, key=lambda d: d.landed_unit_price, default=None)
+    lead = f", from {format_price(best.landed_unit_price, best.currency)}" if best else ""
+    return one_line(f"rigscout: {len(deals)} new deals{lead}")
+
+
+def render_plain(deals: Sequence[Deal]) -> str:
+    """The text/plain part: one short block per deal."""
+    blocks = [f"{len(deals)} deal(s) matched your alert rules.", ""]
+    for deal in deals:
+        blocks += [
+            f"* {one_line(deal.title)}",
+            f"  {deal.sku_name} · {format_price(deal.landed_unit_price, deal.currency)} landed"
+            f" per unit · {format_discount(deal)}",
+            f"  {one_line(deal.reason)}",
+            f"  {safe_url(deal.url) or '(no link)'}",
+            "",
+        ]
+    return "\n".join(blocks)
+
+
+def render_html(deals: Sequence[Deal]) -> str:
+    """The text/html part: a table of deals with price, discount, reason and link."""
+    head = "".join(
+        f"<th {_CELL} align=left>{name}</th>"
+        for name in ("Deal", "Landed unit price", "Discount", "Why")
+    )
+    rows = "\n".join(_html_row(deal) for deal in deals)
+    return (
+        '<!DOCTYPE html>\n<html><body style="font-family:sans-serif">\n'
+        f"<p>{len(deals)} deal(s) matched your alert rules.</p>\n"
+        f'<table style="border-collapse:collapse">\n<tr>{head}</tr>\n{rows}\n</table>\n'
+        "</body></html>\n"
+    )
+
+
+def _html_row(deal: Deal) -> str:
+    e = html.escape
+    title = e(one_line(deal.title))
+    url = safe_url(deal.url)
+    link = f'<a href="{e(url)}">{title}</a>' if url else title
+    image = safe_url(deal.image_url)
+    thumb = (
+        f'<img src="{e(image)}" alt="" width="64" style="float:left;margin-right:8px">'
+        if image
+        else ""
+    )
+    cells = (
+        f"{thumb}{link}<br><small>{e(deal.sku_name)}</small>",
+        e(format_price(deal.landed_unit_price, deal.currency)),
+        e(format_discount(deal)),
+        e(one_line(deal.reason)),
+    )
+    return "<tr>" + "".join(f"<td {_CELL}>{cell}</td>" for cell in cells) + "</tr>"

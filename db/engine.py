@@ -1,0 +1,129 @@
+"""Open the database: a SQLite file (the default) or PostgreSQL through psycopg 3.
+
+SQLite gets WAL, foreign keys and a busy timeout on every connection; a plain ``postgresql://``
+URL is rewritten to the psycopg driver. Any failure becomes one ``StoreError`` sentence that
+names the database with its password masked.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.orm import Session, sessionmaker
+
+from rigscout.errors import StoreError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+PG_CONNECT_TIMEOUT_S = 5
+
+
+def open_engine(url: str) -> Engine:
+    """An Engine on ``url`` whose database has been reached once, or a StoreError saying why not."""
+    parsed = _parse_url(url)
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise StoreError(
+            f"Cannot open database {describe_url(parsed)}: rigscout stores to SQLite "
+            "(sqlite:///path) or PostgreSQL (postgresql://user@host/dbname) only."
+        )
+    if parsed.get_backend_name() == "sqlite":
+        engine = _open_sqlite(parsed)
+    else:
+        engine = _create(parsed, connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S})
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except DBAPIError as exc:
+        engine.dispose()
+        raise StoreError(
+            f"Cannot open database {describe_url(parsed)}: {_reason(exc, parsed)}."
+        ) from exc
+    return engine
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions on ``engine``; objects stay readable after commit (``expire_on_commit=False``)."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def describe_url(url: URL | str) -> str:
+    """The URL as it can be shown to a user: the password is replaced by ``***``."""
+    parsed = make_url(url) if isinstance(url, str) else url
+    return parsed.render_as_string(hide_password=True)
+
+
+def _parse_url(url: str) -> URL:
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise StoreError(
+            "Cannot open database: the URL is not a database URL (expected "
+            "sqlite:///path/to/file.db or postgresql://user@host/dbname)."
+        ) from exc
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg2"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def _create(url: URL, **kwargs: Any) -> Engine:
+    try:
+        return create_engine(url, pool_pre_ping=True, **kwargs)
+    except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+        raise StoreError(
+            f"Cannot open database {describe_url(url)}: unsupported driver {url.drivername!r}."
+        ) from exc
+
+
+def _open_sqlite(url: URL) -> Engine:
+    if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+        _prepare_sqlite_dir(url, Path(url.database))
+    engine = _create(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+    event.listen(engine, "connect", _configure_sqlite_connection)
+    return engine
+
+
+def _prepare_sqlite_dir(url: URL, path: Path) -> None:
+    path = path.expanduser()
+    problem = None
+    if path.is_dir():
+        problem = f"{path} is a directory"
+    elif path.parent.exists() and not path.parent.is_dir():
+        problem = f"{path.parent} is not a directory"
+    elif path.exists() and not os.access(path, os.W_OK):
+        problem = f"the file {path} is read-only"
+    else:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = f"cannot create the directory {path.parent} ({exc.strerror or exc})"
+    if problem is None and not os.access(path.parent, os.W_OK):
+        problem = f"the directory {path.parent} is not writable"
+    if problem:
+        raise StoreError(f"Cannot open database {describe_url(url)}: {problem}.")
+
+
+def _configure_sqlite_connection(dbapi_connection: Any, _record: object) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+    finally:
+        cursor.close()
+
+
+def _reason(exc: DBAPIError, url: URL) -> str:
+    """The driver's first line of explanation, without trailing punctuation or the password."""
+    lines = [line.strip() for line in str(exc.orig).splitlines() if line.strip()]
+    reason = " ".join((lines[0] if lines else type(exc.orig).__name__).split())
+    if url.password:
+        reason = reason.replace(str(url.password), "***")
+    return reason.rstrip(".")

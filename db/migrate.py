@@ -1,0 +1,76 @@
+"""Bring a database to the current schema with the Alembic migrations packaged in ``db/migrations``.
+
+Alembic is configured here in code, so migrating needs no ``alembic.ini`` and works the same
+from a checkout and after ``pip install``. Upgrading an up-to-date database does nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
+from db.engine import describe_url
+from rigscout.errors import StoreError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
+
+MIGRATIONS = Path(__file__).resolve().with_name("migrations")
+# Any constant will do: it only has to be the same for every rigscout process.
+PG_MIGRATION_LOCK = 0x7269_6773_636F
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Migrate the database to ``revision`` in one transaction (atomic on PostgreSQL)."""
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # Two processes starting at once must not both create the tables.
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK})
+            command.upgrade(alembic_config(conn), revision)
+    except (DBAPIError, CommandError) as exc:
+        raise StoreError(
+            f"Cannot migrate database {describe_url(engine.url)} to {revision!r}: "
+            f"{_first_line(exc)}."
+        ) from exc
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or None for a database never migrated."""
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    except DBAPIError as exc:
+        raise StoreError(
+            f"Cannot read the schema revision of {describe_url(engine.url)}: {_first_line(exc)}."
+        ) from exc
+
+
+def head_revision() -> str:
+    """The newest revision this version of rigscout knows."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:
+        raise StoreError(f"No migrations found in {MIGRATIONS}; the installation is incomplete.")
+    return head
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic Config pointing at the packaged migrations, running on ``connection``."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
+    config.attributes["connection"] = connection
+    return config
+
+
+def _first_line(exc: Exception) -> str:
+    source = exc.orig if isinstance(exc, DBAPIError) else exc
+    lines = [line.strip() for line in str(source).splitlines() if line.strip()]
+    return (lines[0] if lines else type(source).__name__).rstrip(".")

@@ -1,0 +1,1 @@
+"""Alembic migrations of the rigscout schema, run programmatically by ``db.migrate``."""

@@ -1,0 +1,475 @@
+"""Save what the collectors saw (listings, their price history, sales) and load it back.
+
+No function here commits: the caller owns the transaction, so one search is saved whole or not
+at all. Batches are looked up and written with a handful of statements per 2,000 listings,
+never one query per listing, and the same SQL runs on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import aliased
+
+from db.models import ListingRow, ObservationRow, SaleRow
+from rigscout.errors import StoreError
+from rigscout.models import BuyingFormat
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterator, Sequence
+    from datetime import datetime
+
+    from sqlalchemy import Select, Table
+    from sqlalchemy.orm import Session
+
+    from rigscout.models import Listing, Normalized
+
+CHUNK = 2000
+CENT = Decimal("0.01")
+IMPORT_SOURCES = ("import", "terapeak")
+_NORMALIZED_COLUMNS = ("sku", "category", "kind", "quantity", "includes", "confidence")
+_REPLACED_COLUMNS = ("title", "url", "buying_format", "currency", "status", "last_seen")
+# A page that omits these (sold pages show no seller) must not erase what another page showed.
+_KEPT_COLUMNS = (
+    "category_id",
+    "condition",
+    "seller",
+    "seller_feedback",
+    "seller_positive_pct",
+    "location",
+    "image_url",
+    "end_time",
+)
+
+_Key = tuple[str, str]  # (marketplace, item_id)
+_PriceKey = tuple[Decimal, Decimal | None, Decimal | None, str, int | None, str]
+
+LISTINGS: Table = ListingRow.__table__  # type: ignore[assignment]
+OBSERVATIONS: Table = ObservationRow.__table__  # type: ignore[assignment]
+SALES: Table = SaleRow.__table__  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class SaveCounts:
+    """What one save changed: listings in the batch, and the rows it added."""
+
+    seen: int = 0
+    new_listings: int = 0
+    new_observations: int = 0
+    new_sales: int = 0
+
+    def __add__(self, other: SaveCounts) -> SaveCounts:
+        return SaveCounts(
+            self.seen + other.seen,
+            self.new_listings + other.new_listings,
+            self.new_observations + other.new_observations,
+            self.new_sales + other.new_sales,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """A listing already in the database: its id, latest observation and sale source."""
+
+    listing_id: int
+    latest: _PriceKey | None
+    sale_source: str | None
+
+
+def save_listings(
+    session: Session,
+    items: Sequence[tuple[Listing, Normalized]],
+    *,
+    search: str | None,
+    run_id: int | None,
+    now: datetime,
+) -> SaveCounts:
+    """Upsert listings by (marketplace, item_id) and record what changed.
+
+    An observation is added only when price, price range, shipping, currency, bids or status
+    differ from the listing's latest one; a sold listing gets its one sales row (a presumed
+    sale is replaced by the real one). The last copy of an item repeated in ``items`` wins.
+    """
+    return _save(session, items, search=search, run_id=run_id, now=now, sale_source="sold_page")
+
+
+def save_sales_import(
+    session: Session,
+    items: Sequence[tuple[Listing, Normalized]],
+    *,
+    source: str,
+    now: datetime,
+) -> SaveCounts:
+    """Save sold listings from saved pages (``source="import"``) or a Terapeak CSV ("terapeak")."""
+    if source not in IMPORT_SOURCES:
+        raise StoreError(f"Unknown sales source {source!r}; expected one of {IMPORT_SOURCES}.")
+    unsold = [listing.item_id for listing, _ in items if listing.sold_date is None]
+    if unsold:
+        raise StoreError(
+            f"Cannot import {len(unsold)} listings without a sold date as sales "
+            f"(first: item {unsold[0]}); nothing was saved."
+        )
+    return _save(session, items, search=None, run_id=None, now=now, sale_source=source)
+
+
+def load_known_item_ids(session: Session, items: Sequence[Listing]) -> set[str]:
+    """Item ids among ``items`` that are stored unchanged: saving them again would add nothing.
+
+    "Unchanged" means the latest observation has the same price, price range, shipping,
+    currency, bids and status, so a collector can stop paging once a page holds only these.
+    """
+    stored = _load_stored(session, {(item.marketplace, item.item_id) for item in items})
+    return {
+        item.item_id
+        for item in items
+        if (found := stored.get((item.marketplace, item.item_id))) is not None
+        and found.latest == _price_key(item)
+    }
+
+
+def save_ended(session: Session, *, now: datetime) -> int:
+    """Close active listings whose end time has passed; returns how many changed.
+
+    Auctions that had bids become ``presumed_sold`` with a sales row of source "presumed" at
+    their last seen price; the rest become ``ended``.
+    """
+    rows = session.execute(_ended_query(now)).all()
+    presumed = [
+        row
+        for row in rows
+        if row.buying_format == BuyingFormat.AUCTION and row.bids and row.price is not None
+    ]
+    presumed_ids = {row.id for row in presumed}
+    _set_status(session, presumed_ids, "presumed_sold")
+    _set_status(session, {row.id for row in rows} - presumed_ids, "ended")
+    sales = [
+        {
+            "listing_id": row.id,
+            "sold_date": row.end_time.date(),
+            "price": row.price,
+            "shipping": row.shipping,
+            "currency": row.currency,
+            "best_offer_accepted": False,
+            "source": "presumed",
+        }
+        for row in presumed
+        if row.sale_id is None
+    ]
+    if sales:
+        stmt = _insert(session, SALES).on_conflict_do_nothing(index_elements=["listing_id"])
+        session.execute(stmt, sales)
+    _expire_listings(session)
+    return len(rows)
+
+
+def save_normalization(session: Session, normalize: Callable[[str], Normalized]) -> int:
+    """Normalize every stored title again (the catalog changed); returns how many changed."""
+    session.flush()
+    columns = [LISTINGS.c[name] for name in ("id", "title", *_NORMALIZED_COLUMNS)]
+    cache: dict[str, dict[str, Any]] = {}
+    changes = []
+    for row in session.execute(select(*columns)).mappings():
+        title = row["title"]
+        if title not in cache:
+            cache[title] = _normalized_values(normalize(title))
+        wanted = cache[title]
+        if any(row[name] != value for name, value in wanted.items()):
+            changes.append({"row_id": row["id"], **wanted})
+    for chunk in _chunks(changes):
+        session.execute(update(LISTINGS).where(LISTINGS.c.id == bindparam("row_id")), chunk)
+    _expire_listings(session)
+    return len(changes)
+
+
+def load_unmatched_titles(session: Session, limit: int = 50) -> list[tuple[str, int]]:
+    """The most frequent titles no catalog SKU matched, with how many listings carry each."""
+    count = func.count().label("n")
+    stmt = (
+        select(ListingRow.title, count)
+        .where(ListingRow.sku.is_(None))
+        .group_by(ListingRow.title)
+        .order_by(count.desc(), ListingRow.title)
+        .limit(limit)
+    )
+    return [(title, n) for title, n in session.execute(stmt)]
+
+
+def _save(
+    session: Session,
+    items: Sequence[tuple[Listing, Normalized]],
+    *,
+    search: str | None,
+    run_id: int | None,
+    now: datetime,
+    sale_source: str,
+) -> SaveCounts:
+    batch = {(listing.marketplace, listing.item_id): (listing, norm) for listing, norm in items}
+    if not batch:
+        return SaveCounts()
+    session.flush()
+    stored = _load_stored(session, batch.keys())
+    ids = _upsert_listings(session, batch, search=search, now=now)
+    observations = [
+        _observation_values(listing, ids[key], run_id=run_id, now=now)
+        for key, (listing, _) in batch.items()
+        if key not in stored or stored[key].latest != _price_key(listing)
+    ]
+    for chunk in _chunks(observations):
+        session.execute(insert(OBSERVATIONS), chunk)
+    sales = _new_sales(batch, ids, stored, sale_source)
+    _upsert_sales(session, sales)
+    _expire_listings(session)
+    return SaveCounts(len(batch), len(batch) - len(stored), len(observations), len(sales))
+
+
+def _load_stored(session: Session, keys: Collection[_Key]) -> dict[_Key, _Stored]:
+    by_marketplace: dict[str, list[str]] = defaultdict(list)
+    for marketplace, item_id in keys:
+        by_marketplace[marketplace].append(item_id)
+    stored: dict[_Key, _Stored] = {}
+    for marketplace, item_ids in by_marketplace.items():
+        for chunk in _chunks(item_ids):
+            for row in session.execute(_stored_query(marketplace, chunk)):
+                latest = None if row.currency is None else _row_price_key(row)
+                stored[(marketplace, row.item_id)] = _Stored(row.id, latest, row.sale_source)
+    return stored
+
+
+def _stored_query(marketplace: str, item_ids: Sequence[str]) -> Select[Any]:
+    latest = _latest_observation()
+    return (
+        select(
+            ListingRow.id,
+            ListingRow.item_id,
+            *_observed_columns(latest),
+            SaleRow.source.label("sale_source"),
+        )
+        .select_from(ListingRow)
+        .outerjoin(latest, latest.id == _latest_observation_id())
+        .outerjoin(SaleRow, SaleRow.listing_id == ListingRow.id)
+        .where(ListingRow.marketplace == marketplace, ListingRow.item_id.in_(item_ids))
+    )
+
+
+def _ended_query(now: datetime) -> Select[Any]:
+    latest = _latest_observation()
+    return (
+        select(
+            ListingRow.id,
+            ListingRow.buying_format,
+            ListingRow.end_time,
+            *_observed_columns(latest),
+            SaleRow.id.label("sale_id"),
+        )
+        .select_from(ListingRow)
+        .outerjoin(latest, latest.id == _latest_observation_id())
+        .outerjoin(SaleRow, SaleRow.listing_id == ListingRow.id)
+        .where(ListingRow.status == "active", ListingRow.end_time < now)
+    )
+
+
+def _latest_observation() -> Any:
+    return aliased(ObservationRow, name="latest")
+
+
+def _latest_observation_id() -> Any:
+    """The id of the listing's newest observation (by time, then insertion order)."""
+    inner = aliased(ObservationRow, name="newer")
+    return (
+        select(inner.id)
+        .where(inner.listing_id == ListingRow.id)
+        .order_by(inner.observed_at.desc(), inner.id.desc())
+        .limit(1)
+        .correlate(ListingRow)
+        .scalar_subquery()
+    )
+
+
+def _observed_columns(latest: Any) -> list[Any]:
+    return [
+        latest.price,
+        latest.price_max,
+        latest.shipping,
+        latest.currency,
+        latest.bids,
+        latest.status,
+    ]
+
+
+def _upsert_listings(
+    session: Session,
+    batch: dict[_Key, tuple[Listing, Normalized]],
+    *,
+    search: str | None,
+    now: datetime,
+) -> dict[_Key, int]:
+    stmt = _insert(session, LISTINGS)
+    new = stmt.excluded
+    upsert = stmt.on_conflict_do_update(
+        index_elements=["marketplace", "item_id"],
+        set_={name: new[name] for name in (*_REPLACED_COLUMNS, *_NORMALIZED_COLUMNS)}
+        | {name: func.coalesce(new[name], LISTINGS.c[name]) for name in _KEPT_COLUMNS}
+        | {"search": func.coalesce(LISTINGS.c.search, new.search)},
+    ).returning(LISTINGS.c.id, LISTINGS.c.marketplace, LISTINGS.c.item_id)
+    values = [_listing_values(listing, norm, search, now) for listing, norm in batch.values()]
+    ids: dict[_Key, int] = {}
+    for chunk in _chunks(values):
+        for row in session.execute(upsert, chunk):
+            ids[(row.marketplace, row.item_id)] = row.id
+    return ids
+
+
+def _new_sales(
+    batch: dict[_Key, tuple[Listing, Normalized]],
+    ids: dict[_Key, int],
+    stored: dict[_Key, _Stored],
+    source: str,
+) -> list[dict[str, Any]]:
+    sales = []
+    for key, (listing, _) in batch.items():
+        if listing.sold_date is None:
+            continue
+        existing = stored[key].sale_source if key in stored else None
+        if existing is None or existing == "presumed":
+            sales.append(
+                {
+                    "listing_id": ids[key],
+                    "sold_date": listing.sold_date,
+                    "price": listing.price,
+                    "shipping": listing.shipping,
+                    "currency": listing.currency,
+                    "best_offer_accepted": listing.best_offer_accepted,
+                    "source": source,
+                }
+            )
+    return sales
+
+
+def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
+    if not sales:
+        return
+    stmt = _insert(session, SALES)
+    # A sale seen on a sold page or imported beats one presumed from an ended auction.
+    upsert = stmt.on_conflict_do_update(
+        index_elements=["listing_id"],
+        set_={name: stmt.excluded[name] for name in sales[0] if name != "listing_id"},
+        where=SALES.c.source == "presumed",
+    )
+    for chunk in _chunks(sales):
+        session.execute(upsert, chunk)
+
+
+def _set_status(session: Session, listing_ids: set[int], status: str) -> None:
+    for chunk in _chunks(sorted(listing_ids)):
+        session.execute(update(LISTINGS).where(LISTINGS.c.id.in_(chunk)).values(status=status))
+
+
+def _normalized_values(norm: Normalized) -> dict[str, Any]:
+    return {
+        "sku": norm.sku,
+        "category": norm.category.value if norm.category else None,
+        "kind": norm.kind.value,
+        "quantity": norm.quantity,
+        "includes": [{"sku": i.sku, "quantity": i.quantity} for i in norm.includes],
+        "confidence": norm.confidence,
+    }
+
+
+def _listing_values(
+    listing: Listing, norm: Normalized, search: str | None, now: datetime
+) -> dict[str, Any]:
+    return {
+        "marketplace": listing.marketplace,
+        "item_id": listing.item_id,
+        "title": listing.title,
+        "url": listing.url,
+        "search": search,
+        "category_id": listing.category_id,
+        "condition": listing.condition,
+        "seller": listing.seller,
+        "seller_feedback": listing.seller_feedback,
+        "seller_positive_pct": listing.seller_positive_pct,
+        "location": listing.location,
+        "image_url": listing.image_url,
+        "buying_format": listing.buying_format.value,
+        "currency": listing.currency,
+        "end_time": listing.end_time,
+        "status": _status(listing),
+        "first_seen": now,
+        "last_seen": now,
+        **_normalized_values(norm),
+    }
+
+
+def _observation_values(
+    listing: Listing, listing_id: int, *, run_id: int | None, now: datetime
+) -> dict[str, Any]:
+    return {
+        "listing_id": listing_id,
+        "run_id": run_id,
+        "observed_at": now,
+        "price": listing.price,
+        "price_max": listing.price_max,
+        "shipping": listing.shipping,
+        "currency": listing.currency,
+        "bids": listing.bids,
+        "status": _status(listing),
+    }
+
+
+def _status(listing: Listing) -> str:
+    return "sold" if listing.sold else "active"
+
+
+def _price_key(listing: Listing) -> _PriceKey:
+    return (
+        listing.price.quantize(CENT),
+        _cents(listing.price_max),
+        _cents(listing.shipping),
+        listing.currency,
+        listing.bids,
+        _status(listing),
+    )
+
+
+def _row_price_key(row: Any) -> _PriceKey:
+    return (
+        row.price.quantize(CENT),
+        _cents(row.price_max),
+        _cents(row.shipping),
+        row.currency,
+        row.bids,
+        row.status,
+    )
+
+
+def _cents(amount: Decimal | None) -> Decimal | None:
+    """Money as the database keeps it (two decimals), so a re-saved price compares equal."""
+    return None if amount is None else amount.quantize(CENT)
+
+
+def _insert(session: Session, table: Table) -> Any:
+    """INSERT with ON CONFLICT support: both dialects spell it the same way."""
+    name = session.get_bind().dialect.name
+    if name == "postgresql":
+        return postgresql.insert(table)
+    if name == "sqlite":
+        return sqlite.insert(table)
+    raise StoreError(f"Unsupported database {name!r}: rigscout stores to SQLite or PostgreSQL.")
+
+
+def _expire_listings(session: Session) -> None:
+    """Listings and sales loaded earlier in this session must not show stale values."""
+    for obj in list(session.identity_map.values()):
+        if isinstance(obj, ListingRow | SaleRow):
+            session.expire(obj)
+
+
+def _chunks(values: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(values), CHUNK):
+        yield values[start : start + CHUNK]

@@ -1,0 +1,56 @@
+"""Landed unit price: (price + shipping) / quantity, in the user's currency.
+
+``RankSettings.fx_rates`` maps a currency to the units of the user's currency that one unit of
+it buys (user currency USD, ``EUR = 1.08``: 1 EUR = 1.08 USD), as of ``RankSettings.fx_date``.
+A currency without a rate is never converted 1:1: the listing is skipped and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rigscout.config import RankSettings
+
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True, slots=True)
+class Landed:
+    """What one unit costs delivered. ``shipping_known`` False: the price alone, shipping unknown."""
+
+    unit_price: Decimal
+    currency: str
+    shipping_known: bool
+
+
+def fx_rate(currency: str, settings: RankSettings) -> Decimal | None:
+    """Units of the user's currency per unit of ``currency``; None when no rate is configured."""
+    if currency.upper() == settings.currency.upper():
+        return Decimal(1)
+    rate = settings.fx_rates.get(currency.upper())
+    if rate is None or not rate.is_finite() or rate <= 0:
+        return None
+    return rate
+
+
+def landed_unit_price(
+    price: Decimal,
+    shipping: Decimal | None,
+    quantity: int,
+    currency: str,
+    settings: RankSettings,
+) -> Landed | None:
+    """The landed unit price in the user's currency, rounded to the cent; None without an FX rate.
+
+    >>> landed_unit_price(Decimal("250"), Decimal("28"), 2, "USD", RankSettings())
+    Landed(unit_price=Decimal('139.00'), currency='USD', shipping_known=True)
+    """
+    rate = fx_rate(currency, settings)
+    if rate is None:
+        return None
+    total = price + (shipping or Decimal(0))
+    unit = (total / max(quantity, 1) * rate).quantize(CENT)
+    return Landed(unit_price=unit, currency=settings.currency, shipping_known=shipping is not None)

@@ -1,0 +1,5 @@
+"""``python -m rigscout`` is the ``rigscout`` command."""
+
+from rigscout.cli import cli
+
+cli()

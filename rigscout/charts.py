@@ -1,0 +1,97 @@
+"""PNG charts with matplotlib: a SKU's price history, and performance per dollar across SKUs.
+
+``render_*`` functions take plain data and return a matplotlib Figure; ``load_*`` functions
+read the data from the store. Nothing here shows a window (the Agg backend is used).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.dates as mdates  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from rigscout.export import ExportFilter, load_price_chunks  # noqa: E402
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+
+@dataclass(frozen=True, slots=True)
+class ValuePoint:
+    """One SKU at today's market: its price and what a dollar buys."""
+
+    name: str
+    price: float
+    per_dollar: float  # profile metric per 1,000 units of currency
+    category: str
+
+
+def load_history(engine: Engine, sku: str, *, since: date | None = None) -> pd.DataFrame:
+    """Price points of one SKU: columns at (UTC), market (sold|active), currency, price."""
+    chunks = list(load_price_chunks(engine, ExportFilter(skus=(sku,), since=since)))
+    if not chunks:
+        return pd.DataFrame(columns=["at", "market", "currency", "price"])
+    data = pd.concat(chunks, ignore_index=True)
+    return pd.DataFrame({
+        "at": pd.to_datetime(data["at"], utc=True, format="mixed"),
+        "market": data["market"],
+        "currency": data["currency"],
+        "price": data["cents"].astype("int64") / 100,
+    })
+
+
+def render_history_chart(history: pd.DataFrame, *, title: str, window: int = 7) -> Figure:
+    """Sold prices as points, their rolling median as a line, and the daily active range."""
+    fig = Figure(figsize=(10, 5.5), dpi=110)
+    ax = fig.add_subplot()
+    currency = history["currency"].mode().iloc[0] if not history.empty else ""
+    sold = history[history["market"] == "sold"].sort_values("at")
+    active = history[history["market"] == "active"]
+    if not active.empty:
+        daily = active.set_index("at")["price"].resample("D").agg(["min", "max"]).dropna()
+        ax.fill_between(daily.index, daily["min"], daily["max"], alpha=0.25, step="mid",
+                        color="tab:blue", label="active listings (daily min–max)")
+    if not sold.empty:
+        ax.scatter(sold["at"], sold["price"], s=18, color="tab:orange", label="sold")
+        rolling = sold.set_index("at")["price"].rolling(window, min_periods=1).median()
+        ax.plot(rolling.index, rolling.to_numpy(), color="tab:red",
+                label=f"sold, rolling median of {window}")
+    ax.set_title(title)
+    ax.set_ylabel(f"landed price per unit ({currency})")
+    ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m-%d"))
+    ax.grid(True, alpha=0.3)
+    if history.empty:
+        ax.text(0.5, 0.5, "no price history yet", ha="center", va="center",
+                transform=ax.transAxes)
+    else:
+        ax.legend(loc="best")
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    return fig
+
+
+def render_value_chart(points: Sequence[ValuePoint], *, metric: str, currency: str) -> Figure:
+    """Horizontal bars: how much of ``metric`` 1,000 units of currency buy, per SKU."""
+    ordered = sorted(points, key=lambda p: p.per_dollar)
+    fig = Figure(figsize=(10, max(3.0, 0.38 * len(ordered) + 1.5)), dpi=110)
+    ax = fig.add_subplot()
+    colors = ["tab:green" if p.category == "gpu" else "tab:purple" for p in ordered]
+    bars = ax.barh([p.name for p in ordered], [p.per_dollar for p in ordered], color=colors)
+    for bar, point in zip(bars, ordered, strict=True):
+        ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2,
+                f"  {point.per_dollar:.1f} at {currency} {point.price:,.0f}", va="center",
+                fontsize=8)
+    ax.set_xlabel(f"{metric} per 1,000 {currency} (today's market price)")
+    ax.set_title(f"Performance per {currency}: {metric}")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.margins(x=0.25)
+    fig.tight_layout()
+    return fig

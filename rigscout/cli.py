@@ -1,0 +1,569 @@
+"""The ``rigscout`` command line: a thin layer over the library.
+
+Each command reads ``Settings`` once, opens the store, calls one library function and turns
+rigscout's errors into a one-line message and an exit code (0 ok, 1 some searches or
+channels failed, 2 configuration or database error).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import httpx
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from db.engine import open_engine
+from db.migrate import upgrade
+from rigscout import __version__
+from rigscout.config import Settings, load_settings, resolve_config_path
+from rigscout.errors import ConfigError, LockedError, RigscoutError, StoreError
+
+F = TypeVar("F", bound=Callable[..., Any])
+log = logging.getLogger("rigscout")
+STARTER = Path(__file__).with_name("starter.toml")
+
+
+@dataclass
+class AppContext:
+    config_option: str | None
+    console: Console
+
+    def settings(self) -> Settings:
+        path = resolve_config_path(self.config_option, os.environ, Path.cwd())
+        if path.exists():
+            return load_settings(path, os.environ)
+        if self.config_option or os.environ.get("RIGSCOUT_CONFIG"):
+            raise ConfigError(f"config file {path} does not exist (run `rigscout init`)")
+        # No config yet: the starter searches, with the default database location.
+        starter = load_settings(STARTER, os.environ)
+        defaults = load_settings(None, os.environ)
+        click.echo(
+            f"No {path.name} here: using the starter searches and {_safe_url(defaults.database_url)}"
+            " (`rigscout init` writes a config you can edit).",
+            err=True,
+        )
+        return replace(starter, database_url=defaults.database_url, config_path=None)
+
+
+def handle_errors(func: F) -> F:
+    """Turn rigscout errors into one clear line and the documented exit code."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (ConfigError, StoreError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+        except RigscoutError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_store(settings: Settings) -> Engine:
+    engine = open_engine(settings.database_url)
+    upgrade(engine)
+    return engine
+
+
+@click.group()
+@click.option("--config", "config", envvar=None, help="Config file (default: $RIGSCOUT_CONFIG or ./rigscout.toml).")
+@click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
+@click.version_option(__version__, prog_name="rigscout")
+@click.pass_context
+def cli(ctx: click.Context, config: str | None, verbose: int) -> None:
+    """rigscout finds used GPU and GPU-server deals on eBay and ranks them per landed dollar.
+
+    Example:
+
+        rigscout init && rigscout run --offline fixtures/demo
+    """
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ctx.obj = AppContext(config, Console(stderr=False))
+
+
+pass_app = click.make_pass_decorator(AppContext)
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Overwrite an existing config file.")
+@pass_app
+@handle_errors
+def init(app: AppContext, force: bool) -> None:
+    """Write a commented starter config and create the database.
+
+    Example:
+
+        rigscout init && $EDITOR rigscout.toml
+    """
+    path = resolve_config_path(app.config_option, os.environ, Path.cwd())
+    if path.exists() and not force:
+        click.echo(f"{path} exists; keeping it (use --force to overwrite).")
+    else:
+        path.write_text(STARTER.read_text(encoding="utf-8"), encoding="utf-8")
+        click.echo(f"Wrote {path} with {len(load_settings(path, {}).searches)} saved searches.")
+    settings = app.settings()
+    open_store(settings).dispose()
+    click.echo(f"Database ready: {_safe_url(settings.database_url)}")
+
+
+@cli.group()
+def db() -> None:
+    """Database maintenance."""
+
+
+@db.command("upgrade")
+@pass_app
+@handle_errors
+def db_upgrade(app: AppContext) -> None:
+    """Apply the database migrations (run and init do this on their own).
+
+    Example:
+
+        rigscout db upgrade
+    """
+    from db.migrate import current_revision
+
+    engine = open_store(app.settings())
+    click.echo(f"Database at revision {current_revision(engine)}.")
+    engine.dispose()
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def search_options(func: F) -> F:
+    func = click.option(
+        "--search", "search_names", multiple=True, metavar="NAME",
+        help="Only these saved searches (repeatable).",
+    )(func)
+    func = click.option(
+        "--offline", type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Replay saved pages from DIR/<search>/<mode>-p<N>.html instead of eBay.",
+    )(func)
+    return func
+
+
+@cli.command()
+@search_options
+@click.option("--dry-run", is_flag=True, help="Show what would be alerted; send and record nothing.")
+@click.option("--no-alerts", is_flag=True, help="Skip the alert step.")
+@click.option("--profile", help="Ranking profile: llm-inference, training or capacity.")
+@click.option("--wait", is_flag=True, help="Wait for a run already in progress instead of exiting.")
+@click.option("--worker", is_flag=True,
+              help="Share today's searches with other workers on the same PostgreSQL database.")
+@click.option("--limit", default=15, show_default=True, help="Deals shown in the summary.")
+@pass_app
+@handle_errors
+def run(
+    app: AppContext,
+    offline: Path | None,
+    search_names: tuple[str, ...],
+    dry_run: bool,
+    no_alerts: bool,
+    profile: str | None,
+    wait: bool,
+    worker: bool,
+    limit: int,
+) -> None:
+    """Run the daily job: collect, normalize, save, rank, alert, summarize.
+
+    Exit code 0 when all went well, 1 when some searches or alert channels failed,
+    2 on a configuration or database error.
+
+    Example:
+
+        rigscout run --offline fixtures/demo
+    """
+    from rigscout.jobs import run_job
+
+    settings = app.settings()
+    report = run_job(
+        settings, console=app.console, offline=offline, search_names=search_names,
+        profile=profile, alert=not no_alerts, dry_run=dry_run, wait=wait, limit=limit,
+        worker=worker,
+    )
+    sys.exit(report.exit_code)
+
+
+@cli.command()
+@search_options
+@pass_app
+@handle_errors
+def collect(app: AppContext, offline: Path | None, search_names: tuple[str, ...]) -> None:
+    """Collect and store listings only (no ranking, no alerts).
+
+    Example:
+
+        rigscout collect --search v100-sxm2
+    """
+    from rigscout.jobs import run_job
+
+    report = run_job(
+        app.settings(), console=app.console, offline=offline, search_names=search_names,
+        profile=None, alert=False, dry_run=False, wait=False, limit=0,
+    )
+    sys.exit(report.exit_code)
+
+
+@cli.command()
+@click.option("--profile", help="llm-inference, training or capacity (default from config).")
+@click.option("--sku", help="Only this catalog SKU.")
+@click.option("--category", type=click.Choice(["gpu", "server", "board"]))
+@click.option("--max-price", type=Decimal, help="Maximum landed unit price.")
+@click.option("--limit", default=20, show_default=True)
+@click.option("--buying", type=click.Choice(["all", "buy_now", "auction"]), default="all",
+              show_default=True, help="Auctions are ranked on the current bid.")
+@click.option("--include-parts", is_flag=True, help="Show accessories and for-parts listings instead.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list instead of a table.")
+@pass_app
+@handle_errors
+def rank(
+    app: AppContext, profile: str | None, sku: str | None, category: str | None,
+    max_price: Decimal | None, limit: int, buying: str, include_parts: bool, as_json: bool,
+) -> None:
+    """Show the top deals among stored listings.
+
+    Example:
+
+        rigscout rank --profile training --category gpu --limit 10
+    """
+    from ranking.rank import rank_deals
+    from rigscout.jobs import deal_json, load_skus
+    from rigscout.render import render_deals_table
+    from rigscout.wiring import utcnow
+
+    settings = app.settings()
+    engine = open_store(settings)
+    with Session(engine) as session:
+        deals = rank_deals(
+            session, load_skus(), settings.rank, now=utcnow(),
+            profile=profile or settings.rank.profile, sku=sku, category=category,
+            max_price=max_price, limit=limit, include_parts=include_parts, buying=buying,
+        )
+    if as_json:
+        click.echo(json.dumps([deal_json(d) for d in deals], indent=2))
+    else:
+        title = "Parts and accessories" if include_parts else "Top deals"
+        app.console.print(render_deals_table(deals, now=utcnow(), title=title))
+
+
+@cli.command()
+@pass_app
+@handle_errors
+def normalize(app: AppContext) -> None:
+    """Map titles (one per line on stdin) to catalog SKUs: one JSON object per line.
+
+    Keys: title, sku, category, kind, quantity, includes, confidence.
+
+    Example:
+
+        echo "Lot of 2 NVIDIA Tesla V100 SXM2 16GB" | rigscout normalize
+    """
+    from ranking.normalize import Normalizer
+    from ranking.catalog import load_catalog
+
+    normalizer = Normalizer(load_catalog())
+    out = click.get_text_stream("stdout")
+    for line in click.get_text_stream("stdin"):
+        title = line.rstrip("\r\n")
+        out.write(json.dumps(normalizer.normalize(title).as_json(), ensure_ascii=False) + "\n")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@handle_errors
+def parse(file: Path) -> None:
+    """Parse a saved eBay search page: one JSON object per listing.
+
+    Keys: item_id, title, price, price_max, currency, shipping, buying_format, bids,
+    sold_date, condition, url (and more after them).
+
+    Example:
+
+        rigscout parse saved-search.html | jq .price
+    """
+    from scraper.parse import listing_to_contract, parse_search_page
+
+    page = parse_search_page(file.read_text(encoding="utf-8", errors="replace"), url=str(file))
+    for listing in page.listings:
+        click.echo(json.dumps(listing_to_contract(listing), ensure_ascii=False))
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="The whole catalog as a JSON list.")
+@click.pass_context
+def catalog(ctx: click.Context, as_json: bool) -> None:
+    """Show the hardware catalog (SKUs and specs).
+
+    Example:
+
+        rigscout catalog --json | jq '.[] | select(.category=="gpu") | .sku'
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from ranking.catalog import load_catalog
+
+    entries = load_catalog().as_json()
+    if as_json:
+        click.echo(json.dumps(entries, indent=2))
+        return
+    for entry in entries:
+        click.echo(f"{entry['sku']:<34} {entry['category']:<7} {entry['name']}")
+
+
+@catalog.command("unmatched")
+@click.option("--limit", default=50, show_default=True)
+@pass_app
+@handle_errors
+def catalog_unmatched(app: AppContext, limit: int) -> None:
+    """Stored titles the normalizer could not place, most frequent first.
+
+    Example:
+
+        rigscout catalog unmatched --limit 20
+    """
+    from db.store import load_unmatched_titles
+
+    engine = open_store(app.settings())
+    with Session(engine) as session:
+        for title, count in load_unmatched_titles(session, limit=limit):
+            click.echo(f"{count:>5}  {title}")
+
+
+@cli.command("import")
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@pass_app
+@handle_errors
+def import_(app: AppContext, files: tuple[Path, ...]) -> None:
+    """Import sold listings from saved sold search pages (.html) or Terapeak CSV exports (.csv).
+
+    Example:
+
+        rigscout import sold-v100-page1.html terapeak-p40.csv
+    """
+    from rigscout.jobs import import_files
+
+    engine = open_store(app.settings())
+    for path, counts in import_files(engine, files):
+        click.echo(f"{path}: {counts.seen} sold listings, {counts.new_sales} new sales")
+
+
+def export_options(func: F) -> F:
+    for option in reversed([
+        click.option("--sku", "skus", multiple=True, help="Only this SKU (repeatable)."),
+        click.option("--category", type=click.Choice(["gpu", "server", "board"])),
+        click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="From this UTC day."),
+        click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="To this UTC day, inclusive."),
+        click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write to this file instead of stdout."),
+    ]):
+        func = option(func)
+    return func
+
+
+@contextmanager
+def _output(path: Path | None) -> Iterator[Any]:
+    if path is None:
+        yield click.get_text_stream("stdout")
+        return
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        yield handle
+
+
+def _export_filter(
+    skus: tuple[str, ...], category: str | None, since: Any, until: Any
+) -> Any:
+    from rigscout.export import ExportFilter
+
+    return ExportFilter(
+        skus=skus, category=category,
+        since=since.date() if since else None, until=until.date() if until else None,
+    )
+
+
+@cli.group(invoke_without_command=True)
+@click.pass_context
+def export(ctx: click.Context) -> None:
+    """Export price history as CSV (`export prices`, the default, or `export listings`).
+
+    Example:
+
+        rigscout export prices --sku nvidia-tesla-p40 --freq week -o p40.csv
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(export_prices_cmd)
+
+
+@export.command("prices")
+@export_options
+@click.option("--freq", type=click.Choice(["day", "week", "month"]), default="day",
+              show_default=True)
+@pass_app
+@handle_errors
+def export_prices_cmd(
+    app: AppContext, skus: tuple[str, ...] = (), category: str | None = None, since: Any = None,
+    until: Any = None, output: Path | None = None, freq: str = "day",
+) -> None:
+    """Landed unit price per SKU per period: count, min, median, max; sold vs active.
+
+    Example:
+
+        rigscout export prices --category gpu --since 2026-10-01 --freq week
+    """
+    from rigscout.export import export_prices
+
+    engine = open_store(app.settings())
+    with _output(output) as out:
+        rows = export_prices(engine, out, _export_filter(skus, category, since, until), freq=freq)
+    if output:
+        click.echo(f"Wrote {rows} rows to {output}", err=True)
+
+
+@export.command("listings")
+@export_options
+@pass_app
+@handle_errors
+def export_listings_cmd(
+    app: AppContext, skus: tuple[str, ...], category: str | None, since: Any, until: Any,
+    output: Path | None,
+) -> None:
+    """Every price observation with its listing, as raw CSV rows.
+
+    Example:
+
+        rigscout export listings --sku nvidia-rtx-3090 -o 3090.csv
+    """
+    from rigscout.export import export_listings
+
+    engine = open_store(app.settings())
+    with _output(output) as out:
+        rows = export_listings(engine, out, _export_filter(skus, category, since, until))
+    if output:
+        click.echo(f"Wrote {rows} rows to {output}", err=True)
+
+
+@cli.group()
+def alerts() -> None:
+    """Alert channels."""
+
+
+@alerts.command("test")
+@pass_app
+@handle_errors
+def alerts_test(app: AppContext) -> None:
+    """Send a test message to every configured channel.
+
+    Example:
+
+        RIGSCOUT_DISCORD_WEBHOOK=https://discord.com/api/webhooks/... rigscout alerts test
+    """
+    from alerts.dispatch import send_test_message
+    from rigscout.wiring import build_notifiers
+
+    settings = app.settings()
+    if not settings.alerts.channels:
+        raise ConfigError("no alert channels configured ([alerts.channels.*] in the config file)")
+    failed = 0
+    with httpx.Client(timeout=30) as client:
+        for name, notifier in build_notifiers(settings, client).items():
+            try:
+                send_test_message(notifier)
+                click.echo(f"{name}: sent")
+            except RigscoutError as exc:
+                failed += 1
+                click.echo(f"{name}: FAILED: {exc}", err=True)
+    sys.exit(1 if failed else 0)
+
+
+@cli.command()
+@click.option("--limit", default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@pass_app
+@handle_errors
+def runs(app: AppContext, limit: int, as_json: bool) -> None:
+    """List recent runs with their counts, failures and duration.
+
+    Example:
+
+        rigscout runs --limit 5
+    """
+    from db.runs import load_runs
+    from rigscout.render import render_runs_table
+
+    engine = open_store(app.settings())
+    with Session(engine) as session:
+        recent = load_runs(session, limit=limit)
+    if as_json:
+        click.echo(json.dumps([r.as_json() for r in recent], indent=2, default=str))
+    else:
+        app.console.print(render_runs_table(recent))
+
+
+@cli.command()
+@click.option("--offline", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Replay saved pages instead of eBay (for trying the daemon out).")
+@click.option("--run-now", is_flag=True, help="Also run once right away.")
+@pass_app
+@handle_errors
+def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
+    """Run the daily job as a daemon on the cron trigger of [schedule] (default 06:00 daily).
+
+    Stops cleanly on SIGTERM or Ctrl-C. For cron instead, see the README.
+
+    Example:
+
+        rigscout -v schedule
+    """
+    from rigscout.scheduler import build_scheduler, serve
+
+    settings = app.settings()
+    if not logging.getLogger().isEnabledFor(logging.INFO):
+        logging.getLogger("rigscout").setLevel(logging.INFO)
+    engine = open_store(settings)
+    serve(build_scheduler(
+        settings, engine, config_path=settings.config_path, offline=offline, run_now=run_now,
+    ))
+
+
+@contextmanager
+def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar over the run's steps; yields the callback that advances it."""
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+        console=console, transient=True, disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("starting", total=total)
+
+        def step(label: str) -> None:
+            progress.update(task, description=label, advance=1)
+
+        yield step
+
+
+def main() -> None:  # pragma: no cover - console entry point alias
+    cli()
+
+
+__all__ = ["LockedError", "cli", "main", "progress_bar"]

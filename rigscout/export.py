@@ -1,0 +1,170 @@
+"""Price-history CSV export with pandas, streamed in chunks so memory stays bounded.
+
+``export_prices`` writes, per SKU and period (day, week or month) and per market (sold or
+active), the count, min, median and max landed unit price ((price + shipping) / quantity, in
+the listing's currency; unknown shipping counts as 0). Rows are read in chunks ordered by SKU
+and time, and each (SKU, period) group is written as soon as it is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, TextIO
+
+import pandas as pd
+from sqlalchemy import DateTime, Select, cast, func, literal, select, type_coerce, union_all
+
+from db.models import ListingRow, ObservationRow, SaleRow
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+FREQS = {"day": "D", "week": "W-MON", "month": "M"}
+PRICE_COLUMNS = ["sku", "period", "market", "currency", "count", "min", "median", "max"]
+CHUNK_ROWS = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFilter:
+    skus: tuple[str, ...] = ()
+    category: str | None = None
+    since: date | None = None
+    until: date | None = None  # inclusive
+
+
+def _landed_cents(price: object, shipping: object, quantity: object) -> object:
+    return func.round((price + func.coalesce(shipping, 0)) * 100 / quantity)  # type: ignore[operator]
+
+
+def _price_points_query(engine: Engine, flt: ExportFilter) -> Select[tuple[object, ...]]:
+    pg = engine.dialect.name == "postgresql"
+    # SQLite keeps dates as ISO text, which sorts like time; PostgreSQL needs a real cast.
+    sold_at = (
+        cast(SaleRow.sold_date, DateTime(timezone=True))
+        if pg
+        else type_coerce(SaleRow.sold_date, DateTime())
+    )
+    active = (
+        select(
+            ListingRow.sku, ObservationRow.observed_at.label("at"), literal("active").label("market"),
+            ObservationRow.currency,
+            _landed_cents(ObservationRow.price, ObservationRow.shipping, ListingRow.quantity).label(
+                "cents"
+            ),
+        )
+        .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
+        .where(ObservationRow.status == "active")
+    )
+    sold = select(
+        ListingRow.sku, sold_at.label("at"), literal("sold").label("market"), SaleRow.currency,
+        _landed_cents(SaleRow.price, SaleRow.shipping, ListingRow.quantity).label("cents"),
+    ).join(ListingRow, ListingRow.id == SaleRow.listing_id)
+    parts = []
+    for part, column in ((active, ObservationRow.observed_at), (sold, SaleRow.sold_date)):
+        part = part.where(ListingRow.sku.is_not(None), ListingRow.kind == "item")
+        parts.append(_filtered(part, column, flt))
+    union = union_all(*parts).subquery()
+    return select(union).order_by(union.c.sku, union.c.at)
+
+
+def _filtered(
+    query: Select[tuple[object, ...]], column: object, flt: ExportFilter
+) -> Select[tuple[object, ...]]:
+    if flt.skus:
+        query = query.where(ListingRow.sku.in_(flt.skus))
+    if flt.category:
+        query = query.where(ListingRow.category == flt.category)
+    is_date = column is SaleRow.sold_date
+    if flt.since:
+        query = query.where(column >= (flt.since if is_date else _start(flt.since)))  # type: ignore[operator]
+    if flt.until:
+        end = flt.until if is_date else _start(flt.until + timedelta(days=1))
+        query = query.where(column <= end if is_date else column < end)  # type: ignore[operator]
+    return query
+
+
+def _start(day: date) -> datetime:
+    """Filter dates are whole UTC days."""
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def load_price_chunks(engine: Engine, flt: ExportFilter) -> Iterator[pd.DataFrame]:
+    """Price points (sku, at, market, currency, cents) ordered by SKU and time, in chunks."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(stream_results=True)
+        yield from pd.read_sql(_price_points_query(engine, flt), conn, chunksize=CHUNK_ROWS)
+
+
+def summarize_prices(chunks: Iterator[pd.DataFrame], freq: str) -> Iterator[pd.DataFrame]:
+    """Aggregate ordered chunks into complete (sku, period) groups as soon as each is complete."""
+    pending: pd.DataFrame | None = None
+    for chunk in chunks:
+        if chunk.empty:
+            continue
+        chunk = _with_period(chunk, freq)
+        data = chunk if pending is None else pd.concat([pending, chunk], ignore_index=True)
+        last = data.iloc[-1]
+        tail = (data["sku"] == last["sku"]) & (data["period"] == last["period"])
+        done, pending = data[~tail], data[tail]
+        if not done.empty:
+            yield _aggregate(done)
+    if pending is not None and not pending.empty:
+        yield _aggregate(pending)
+
+
+def _with_period(chunk: pd.DataFrame, freq: str) -> pd.DataFrame:
+    at = pd.to_datetime(chunk["at"], utc=True, format="mixed")
+    period = at.dt.tz_localize(None).dt.to_period(FREQS[freq]).dt.start_time.dt.date
+    return chunk.assign(period=period, cents=chunk["cents"].astype("int64")).drop(columns="at")
+
+
+def _aggregate(rows: pd.DataFrame) -> pd.DataFrame:
+    grouped = rows.groupby(["sku", "period", "market", "currency"], sort=True)["cents"]
+    out = grouped.agg(["count", "min", "median", "max"]).reset_index()
+    for column in ("min", "median", "max"):
+        out[column] = [_money(c) for c in out[column]]
+    return out[PRICE_COLUMNS]
+
+
+def _money(cents: float) -> Decimal:
+    return (Decimal(str(cents)) / 100).quantize(Decimal("0.01"))
+
+
+def export_prices(engine: Engine, out: TextIO, flt: ExportFilter, *, freq: str = "day") -> int:
+    """Write the price summary CSV to ``out``; returns the number of data rows."""
+    if freq not in FREQS:
+        raise ValueError(f"freq must be one of {', '.join(FREQS)}")
+    rows = 0
+    out.write(",".join(PRICE_COLUMNS) + "\n")
+    for frame in summarize_prices(load_price_chunks(engine, flt), freq):
+        frame.to_csv(out, header=False, index=False, lineterminator="\n")
+        rows += len(frame)
+    return rows
+
+
+def export_listings(engine: Engine, out: TextIO, flt: ExportFilter) -> int:
+    """Write every observation with its listing's fields, in chunks; returns the row count."""
+    query = (
+        select(
+            ListingRow.marketplace, ListingRow.item_id, ListingRow.sku, ListingRow.category,
+            ListingRow.kind, ListingRow.quantity, ObservationRow.observed_at,
+            ObservationRow.status, ObservationRow.price, ObservationRow.price_max,
+            ObservationRow.shipping, ObservationRow.currency, ObservationRow.bids,
+            ListingRow.buying_format, ListingRow.seller, ListingRow.title, ListingRow.url,
+        )
+        .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
+        .order_by(ObservationRow.id)
+    )
+    query = _filtered(query, ObservationRow.observed_at, flt)
+    rows = 0
+    with engine.connect() as conn:
+        conn = conn.execution_options(stream_results=True)
+        for i, chunk in enumerate(pd.read_sql(query, conn, chunksize=CHUNK_ROWS)):
+            chunk.to_csv(out, header=i == 0, index=False, lineterminator="\n")
+            rows += len(chunk)
+    if rows == 0:
+        out.write(",".join(c.name for c in query.selected_columns) + "\n")
+    return rows

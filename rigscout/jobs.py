@@ -1,0 +1,179 @@
+"""Jobs the CLI and the scheduler start: the daily run, imports. Wiring only; the work is in
+``rigscout.pipeline`` and the stage packages."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import Iterator, Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+from sqlalchemy.orm import Session
+
+from db.engine import open_engine
+from db.migrate import upgrade
+from db.store import SaveCounts, save_sales_import
+from ranking.catalog import Sku, load_catalog
+from ranking.normalize import Normalizer
+from rigscout.errors import ConfigError
+from rigscout.lock import run_lock
+from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
+from rigscout.render import render_deals_table, render_run_summary
+from rigscout.wiring import (
+    build_notifiers,
+    normalizer_for,
+    offline_collector,
+    utcnow,
+    web_collector,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from sqlalchemy import Engine
+
+    from rigscout.config import Settings
+    from rigscout.models import Deal, SavedSearch
+
+log = logging.getLogger(__name__)
+
+
+def load_skus() -> Mapping[str, Sku]:
+    return {s.sku: s for s in load_catalog()}
+
+
+def select_searches(settings: Settings, names: Sequence[str]) -> tuple[SavedSearch, ...]:
+    if not settings.searches:
+        raise ConfigError("no saved searches configured (run `rigscout init` for a starter config)")
+    if not names:
+        return settings.searches
+    unknown = set(names) - {s.name for s in settings.searches}
+    if unknown:
+        raise ConfigError(f"unknown saved searches: {', '.join(sorted(unknown))}")
+    return tuple(s for s in settings.searches if s.name in names)
+
+
+@contextlib.contextmanager
+def _collector(settings: Settings, engine: Engine, offline: Path | None) -> Iterator[Collector]:
+    if offline is not None:
+        yield offline_collector(offline, settings)
+    else:
+        with web_collector(settings, engine) as collector:
+            yield collector
+
+
+def run_job(
+    settings: Settings,
+    *,
+    console: Console,
+    offline: Path | None,
+    search_names: Sequence[str],
+    profile: str | None,
+    alert: bool,
+    dry_run: bool,
+    wait: bool,
+    limit: int,
+    worker: bool = False,
+) -> RunReport:
+    """Lock the database, run the daily job, print its summary and top deals.
+
+    A ``worker`` run takes no lock for collecting: it leases searches one at a time, so
+    several workers on several machines share the day's searches without overlap.
+    """
+    from rigscout.cli import progress_bar
+
+    searches = select_searches(settings, search_names)
+    plan = RunPlan(
+        source=f"offline:{offline}" if offline else ("api" if settings.api.enabled else "web"),
+        searches=searches,
+        profile=profile or settings.rank.profile,
+        alert=alert,
+        dry_run=dry_run,
+        lease_key=f"{utcnow():%Y-%m-%d}" if worker else None,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+    )
+    engine = open_engine(settings.database_url)
+    upgrade(engine)
+    steps = sum(len(s.modes) for s in searches) + 1
+    lock = contextlib.nullcontext() if worker else run_lock(engine, wait=wait)
+    with (
+        lock,
+        _collector(settings, engine, offline) as collector,
+        httpx.Client(timeout=30) as client,
+        progress_bar(console, steps) as step,
+    ):
+        report = run_daily(
+            settings, plan, engine=engine, collector=collector,
+            normalize=normalizer_for(Normalizer(load_catalog())), skus=load_skus(),
+            notifiers=build_notifiers(settings, client), now=utcnow, on_step=step,
+            alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
+        )
+    engine.dispose()
+    _print_report(console, report, limit=limit, dry_run=dry_run)
+    return report
+
+
+def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:
+    console.print(render_run_summary(report))
+    for failure in report.failures:
+        console.print(f"[red]FAILED[/red] {failure.search} ({failure.mode}): {failure.error}",
+                      markup=True, highlight=False)
+    if report.alerts:
+        for channel, error in report.alerts.failed.items():
+            console.print(f"[red]ALERT CHANNEL FAILED[/red] {channel}: {error} (alerts kept pending)")
+        if dry_run:
+            for line in report.alerts.preview:
+                console.print(f"[dry run] would send: {line}", highlight=False)
+    if limit and report.deals:
+        console.print(render_deals_table(report.deals[:limit], now=utcnow()))
+
+
+def import_files(engine: Engine, files: Sequence[Path]) -> Iterator[tuple[Path, SaveCounts]]:
+    """Import sold listings from saved sold pages or Terapeak CSV files, each in one transaction."""
+    from scraper.parse import parse_search_page
+    from scraper.terapeak import parse_terapeak_csv
+
+    normalize = normalizer_for(Normalizer(load_catalog()))
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix.lower() == ".csv":
+            listings, source = parse_terapeak_csv(text), "terapeak"
+        else:
+            listings, source = list(parse_search_page(text, url=str(path)).listings), "import"
+        sold = [(listing, normalize(listing)) for listing in listings if listing.sold_date]
+        with Session(engine) as session, session.begin():
+            yield path, save_sales_import(session, sold, source=source, now=utcnow())
+
+
+def deal_json(deal: Deal) -> dict[str, object]:
+    def plain(value: object) -> object:
+        if isinstance(value, Decimal):
+            return float(value)
+        return value.isoformat() if hasattr(value, "isoformat") else value
+
+    return {
+        "item_id": deal.item_id,
+        "marketplace": deal.marketplace,
+        "title": deal.title,
+        "url": deal.url,
+        "sku": deal.sku,
+        "sku_name": deal.sku_name,
+        "category": deal.category.value,
+        "quantity": deal.quantity,
+        "buying_format": deal.buying_format.value,
+        "landed_unit_price": plain(deal.landed_unit_price),
+        "currency": deal.currency,
+        "shipping_known": deal.shipping_known,
+        "discount": deal.discount,
+        "baseline": plain(deal.baseline) if deal.baseline is not None else None,
+        "baseline_count": deal.baseline_count,
+        "baseline_source": deal.baseline_source,
+        "score": round(deal.score, 4),
+        "reason": deal.reason,
+        "end_time": plain(deal.end_time) if deal.end_time else None,
+        "metrics": deal.metrics,
+    }

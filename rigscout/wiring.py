@@ -1,0 +1,124 @@
+"""Builds the run's collaborators from ``Settings``: the collector, the notifiers, the clock.
+
+This is the only place that turns configuration into live objects (HTTP clients, SMTP
+notifiers); the pipeline itself receives them ready-made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+from sqlalchemy.orm import Session
+
+from alerts.discord import DiscordNotifier
+from alerts.email import EmailNotifier
+from db.state import SessionStateStore
+from ranking.normalize import Normalizer
+from rigscout.config import DiscordChannel, Settings
+from rigscout.models import Listing, Mode, Normalized, SavedSearch
+from rigscout.pipeline import CollectedSearch, Collector
+from scraper.browse import BrowseClient
+from scraper.collect import collect_search, web_page_source
+from scraper.http import PoliteFetcher
+from scraper.offline import offline_page_source
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from alerts.dispatch import Notifier
+    from scraper.collect import FetchedPage
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def normalizer_for(normalizer: Normalizer) -> Callable[[Listing], Normalized]:
+    def normalize(listing: Listing) -> Normalized:
+        return normalizer.normalize(listing.title, category_id=listing.category_id)
+
+    return normalize
+
+
+def _page_collector(
+    source: Callable[[SavedSearch, Mode, int], FetchedPage],
+    max_pages: int,
+    requests: Callable[[], int],
+) -> Collector:
+    def collect(
+        search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
+    ) -> CollectedSearch:
+        before = requests()
+        result = collect_search(
+            search, mode, fetch_page=source, is_known=is_known,
+            max_pages=min(search.max_pages, max_pages),
+        )
+        return CollectedSearch(result.listings, requests() - before, result.stopped)
+
+    return collect
+
+
+def offline_collector(directory: Path, settings: Settings) -> Collector:
+    """Replays saved pages from ``directory`` through the same parse/normalize/save path."""
+    pages = 0
+
+    def counted(search: SavedSearch, mode: Mode, page: int) -> FetchedPage:
+        nonlocal pages
+        fetched = offline_page_source(directory)(search, mode, page)
+        pages += 1
+        return fetched
+
+    return _page_collector(counted, settings.collector.max_pages, lambda: pages)
+
+
+@contextlib.contextmanager
+def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
+    """Search pages over HTTP, or the Browse API for active listings when keys are set."""
+    cs = settings.collector
+    with httpx.Client(
+        timeout=cs.timeout, headers={"User-Agent": cs.user_agent}, follow_redirects=True
+    ) as client:
+        fetcher = PoliteFetcher(client, cs)
+        pages = _page_collector(
+            web_page_source(fetcher, base_url=cs.base_url), cs.max_pages, lambda: fetcher.requests
+        )
+        if not settings.api.enabled:
+            yield pages
+            return
+        with Session(engine) as state_session:
+            browse = BrowseClient(
+                client, settings.api, SessionStateStore(state_session), now=utcnow
+            )
+
+            def collect(
+                search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
+            ) -> CollectedSearch:
+                # Browse has no sold listings (Marketplace Insights is closed to new users),
+                # so sold searches still go through the search pages.
+                if mode is Mode.SOLD:
+                    return pages(search, mode, is_known)
+                result = browse.fetch_item_summaries(search, max_pages=search.max_pages)
+                return CollectedSearch(result.listings, result.calls, "api")
+
+            yield collect
+
+
+def build_notifiers(settings: Settings, client: httpx.Client) -> dict[str, Notifier]:
+    notifiers: dict[str, Notifier] = {}
+    for name, channel in settings.alerts.channels.items():
+        if isinstance(channel, DiscordChannel):
+            notifiers[name] = DiscordNotifier(channel, client)
+        else:
+            notifiers[name] = EmailNotifier(channel)
+    return notifiers
+
+
+def catalog_skus() -> Mapping[str, object]:
+    from ranking.catalog import load_catalog
+
+    return {s.sku: s for s in load_catalog()}

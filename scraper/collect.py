@@ -1,0 +1,125 @@
+"""The incremental collection loop for one saved search and mode.
+
+Results come newest first, so paging stops at the first page whose listings are all
+already stored unchanged: a daily run over an unchanged search costs one request. Pages
+are fetched by a page source (the web, or saved pages on disk) and parsed afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rigscout.errors import CollectError, FetchError
+from rigscout.models import Mode, SavedSearch
+from scraper.parse import parse_search_page
+from scraper.urls import build_search_url
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rigscout.models import Listing
+    from scraper.http import PoliteFetcher
+    from scraper.parse import SearchPage
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedPage:
+    """The raw HTML of one results page and where it came from (a URL or a file URI)."""
+
+    url: str
+    html: str
+
+
+# A page source returns None when the page does not exist (past the last saved page).
+PageSource = Callable[[SavedSearch, Mode, int], FetchedPage | None]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What one collection of a saved search saw.
+
+    ``listings`` holds every listing of every fetched page, the already known ones too
+    (each item once, as first seen); ``stopped`` says why paging ended: ``"all-known"``,
+    ``"last-page"`` or ``"max-pages"``.
+    """
+
+    search: str
+    mode: Mode
+    listings: tuple[Listing, ...]
+    pages: int
+    stopped: str
+
+
+def collect_search(
+    search: SavedSearch,
+    mode: Mode,
+    *,
+    fetch_page: PageSource,
+    is_known: Callable[[Sequence[Listing]], set[str]],
+    max_pages: int,
+) -> SearchResult:
+    """Fetch and parse pages 1..``max_pages`` of ``search`` until nothing new is left.
+
+    ``is_known`` answers which of the given listings are already stored unchanged.
+    Errors propagate as CollectError subclasses naming the search and the page URL.
+    """
+    seen: dict[str, Listing] = {}
+    pages = 0
+    stopped = "max-pages"
+    for number in range(1, max_pages + 1):
+        fetched = fetch_page(search, mode, number)
+        if fetched is None:
+            stopped = "last-page"
+            break
+        page = _parse(fetched, search)
+        pages += 1
+        for listing in page.listings:
+            seen.setdefault(listing.item_id, listing)
+        stopped = _stop_reason(page, is_known)
+        if stopped:
+            break
+    return SearchResult(search.name, mode, tuple(seen.values()), pages, stopped or "max-pages")
+
+
+def _stop_reason(page: SearchPage, is_known: Callable[[Sequence[Listing]], set[str]]) -> str:
+    """Why paging ends after ``page``, or ``""`` to go on."""
+    if page.listings:
+        known = is_known(page.listings)
+        if all(listing.item_id in known for listing in page.listings):
+            return "all-known"
+    if not page.listings or not page.has_next:
+        return "last-page"
+    return ""
+
+
+def _parse(fetched: FetchedPage, search: SavedSearch) -> SearchPage:
+    try:
+        return parse_search_page(
+            fetched.html, url=fetched.url, marketplace=search.marketplace, search=search.name
+        )
+    except CollectError as exc:
+        if exc.search and exc.url:
+            raise
+        raise _with_context(exc, search.name, fetched.url) from exc
+
+
+def _with_context(exc: CollectError, search: str, url: str) -> CollectError:
+    """The same kind of error, naming the search and URL the parser did not know."""
+    message = str(exc.args[0]) if exc.args else type(exc).__name__
+    if isinstance(exc, FetchError):
+        return FetchError(
+            message, url=exc.url or url, search=exc.search or search, status=exc.status
+        )
+    return type(exc)(message, url=exc.url or url, search=exc.search or search)
+
+
+def web_page_source(fetcher: PoliteFetcher, *, base_url: str | None) -> PageSource:
+    """Pages fetched live from eBay (or from ``base_url``, a stand-in) through ``fetcher``."""
+
+    def fetch_page(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
+        url = build_search_url(search, mode, page, base_url=base_url)
+        return FetchedPage(url, fetcher.fetch_text(url, search=search.name))
+
+    return fetch_page

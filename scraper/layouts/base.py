@@ -1,0 +1,301 @@
+"""What every results layout shares: the raw text of one card and how it becomes a Listing.
+
+A layout module only finds the card's pieces (link, title, price text, attribute rows); this
+module reads their meaning (shipping, bids, best offer, sold date, seller) the same way for all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+
+from rigscout.errors import ParseError
+from rigscout.models import BuyingFormat, Listing
+from scraper.money import Price, Shipping, clean_text, parse_price, parse_shipping
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+PLACEHOLDER_TITLES = frozenset({"shop on ebay"})
+# eBay starts a second, looser list after this marker ("Results matching fewer words").
+REWRITE_MARKER = "li.srp-river-answer--REWRITE_START"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Page-level facts a card needs: where it came from and the clock for countdowns."""
+
+    url: str
+    marketplace: str
+    search: str | None = None
+    now: datetime | None = None
+
+    @property
+    def dollar(self) -> str:
+        return "USD"
+
+
+@dataclass(frozen=True, slots=True)
+class RawCard:
+    """The text pieces of one result card, before any interpretation."""
+
+    href: str | None
+    listing_id: str | None
+    title: str
+    price_text: str
+    price_struck: bool
+    rows: tuple[str, ...]
+    caption: str = ""
+    condition: str | None = None
+    image_url: str | None = None
+
+
+def result_nodes(tree: LexborHTMLParser, card_selector: str) -> Iterator[LexborNode]:
+    """The card nodes of the real results, in page order, stopping at the fewer-words list."""
+    for node in tree.css(f"{card_selector}, {REWRITE_MARKER}"):
+        if "srp-river-answer--REWRITE_START" in (node.attributes.get("class") or ""):
+            return
+        yield node
+
+
+def text_of(node: LexborNode | None) -> str:
+    """All text of a node, whitespace collapsed ("" for a missing node)."""
+    if node is None:
+        return ""
+    return clean_text(node.text(deep=True, separator=" "))
+
+
+def is_placeholder(card: RawCard) -> bool:
+    return card.title.casefold() in PLACEHOLDER_TITLES
+
+
+def build_listing(card: RawCard, ctx: Context) -> Listing:
+    """Interpret one card; any unreadable price, shipping or date names the item and url."""
+    item_id = _item_id(card, ctx)
+    try:
+        return _listing(item_id, card, ctx)
+    except ParseError as exc:
+        raise ParseError(f"item {item_id}: {exc}", url=ctx.url, search=ctx.search) from exc
+
+
+def _listing(item_id: str, card: RawCard, ctx: Context) -> Listing:
+    price = _price(card, ctx)
+    shipping = _shipping(card.rows, price.currency, ctx)
+    facts = _facts(card.rows, card.price_struck, ctx.now)
+    seller = _seller(card.rows)
+    return Listing(
+        item_id=item_id,
+        title=clean_title(card.title),
+        url=f"https://www.ebay.com/itm/{item_id}",
+        price=price.low,
+        price_max=price.high,
+        currency=price.currency,
+        buying_format=facts.buying_format,
+        marketplace=ctx.marketplace,
+        shipping=shipping.amount,
+        shipping_note=shipping.note,
+        best_offer=facts.best_offer,
+        bids=facts.bids,
+        end_time=facts.end_time,
+        sold_date=parse_sold_date(card.caption),
+        best_offer_accepted=facts.accepted,
+        condition=_condition(card.condition),
+        seller=seller[0],
+        seller_feedback=seller[1],
+        seller_positive_pct=seller[2],
+        location=_location(card.rows),
+        image_url=card.image_url,
+    )
+
+
+_ITEM_ID = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,19})(?:[/?#]|$)")
+
+
+def _item_id(card: RawCard, ctx: Context) -> str:
+    match = _ITEM_ID.search(card.href or "")
+    if match:
+        return match.group(1)
+    if card.listing_id and card.listing_id.isdigit():
+        return card.listing_id
+    raise ParseError(f"card {card.title!r} has no item id", url=ctx.url, search=ctx.search)
+
+
+_BADGES = re.compile(r"^(?:New Listing|Neues Angebot|NEW LISTING)\s*", re.IGNORECASE)
+_SR_SUFFIX = re.compile(
+    r"\s*(?:Opens in a new window or tab|Wird in neuem Fenster oder Tab geöffnet)\s*$",
+    re.IGNORECASE,
+)
+
+
+def clean_title(title: str) -> str:
+    """The seller's title without eBay's badges and screen-reader suffixes; text kept verbatim."""
+    return _BADGES.sub("", _SR_SUFFIX.sub("", clean_text(title)))
+
+
+def _price(card: RawCard, ctx: Context) -> Price:
+    if not card.price_text:
+        raise ParseError("card has no price")
+    return parse_price(card.price_text, dollar=ctx.dollar)
+
+
+_SHIPPING_ROW = re.compile(
+    r"shipping|delivery|postage|versand|lieferung|freight|pickup|abholung", re.IGNORECASE
+)
+
+
+def _shipping(rows: tuple[str, ...], currency: str, ctx: Context) -> Shipping:
+    for row in rows:
+        if _SHIPPING_ROW.search(row):
+            return parse_shipping(row, currency, dollar=ctx.dollar)
+    return Shipping(None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    buying_format: BuyingFormat
+    best_offer: bool
+    accepted: bool
+    bids: int | None
+    end_time: datetime | None
+
+
+_BIDS = re.compile(r"^(\d[\d,.]*)\s+(?:bids?|Gebote?)\b", re.IGNORECASE)
+_BEST_OFFER = re.compile(r"\bor Best Offer\b|\boder Preisvorschlag\b", re.IGNORECASE)
+_ACCEPTED = re.compile(r"Best offer accepted|Preisvorschlag angenommen", re.IGNORECASE)
+_AUCTION = re.compile(r"^(?:Auction|Auktion)$", re.IGNORECASE)
+_COUNTDOWN = re.compile(
+    r"(?:(?P<d>\d+)\s*[dT])?\s*(?:(?P<h>\d+)\s*(?:h|Std\.?))?\s*(?:(?P<m>\d+)\s*(?:m|Min\.?))?"
+    r"\s*(?:(?P<s>\d+)\s*s)?"
+)
+_LEFT = re.compile(r"^(?:Noch\s+)?(?P<span>.+?)\s*(?:left|übrig)?$")
+
+
+def _facts(rows: tuple[str, ...], struck: bool, now: datetime | None) -> _Facts:
+    bids: int | None = None
+    offer = accepted = auction = False
+    end_time: datetime | None = None
+    for row in rows:
+        if (match := _BIDS.match(row)) is not None:
+            bids = int(re.sub(r"[,.]", "", match.group(1)))
+        offer = offer or bool(_BEST_OFFER.search(row))
+        accepted = accepted or bool(_ACCEPTED.search(row))
+        auction = auction or bool(_AUCTION.match(row))
+        left = countdown(row)
+        if left is not None:
+            auction = True
+            end_time = now + left if now is not None else None
+    accepted = accepted or (struck and bids is None)
+    if bids is not None or auction:
+        fmt = BuyingFormat.AUCTION
+    elif offer or accepted:
+        fmt = BuyingFormat.BEST_OFFER
+    else:
+        fmt = BuyingFormat.BUY_IT_NOW
+    return _Facts(fmt, offer or accepted, accepted, bids, end_time)
+
+
+def countdown(row: str) -> timedelta | None:
+    """'2d 3h left', '45m left', 'Noch 1T 4Std' -> the time left; None when not a countdown."""
+    if not (row.endswith(("left", "übrig")) or row.startswith("Noch ")):
+        return None
+    span = _LEFT.match(row)
+    parts = _COUNTDOWN.fullmatch(span.group("span")) if span else None
+    if parts is None or not any(parts.groupdict().values()):
+        return None
+    d, h, m, s = (int(parts.group(k) or 0) for k in ("d", "h", "m", "s"))
+    return timedelta(days=d, hours=h, minutes=m, seconds=s)
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "jän"),
+            ("feb",),
+            ("mar", "mär", "mrz"),
+            ("apr",),
+            ("may", "mai"),
+            ("jun",),
+            ("jul",),
+            ("aug",),
+            ("sep", "sept"),
+            ("oct", "okt"),
+            ("nov",),
+            ("dec", "dez"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_SOLD = re.compile(r"^(?:Sold|Verkauft|Ended|Beendet)\b:?\s*(?P<when>.+)$", re.IGNORECASE)
+_US_DATE = re.compile(r"^(?P<mon>[A-Za-zä]{3,4})\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4})")
+_EU_DATE = re.compile(r"^(?P<day>\d{1,2})\.?\s+(?P<mon>[A-Za-zä]{3,4})\.?\s+(?P<year>\d{4})")
+
+
+def parse_sold_date(caption: str) -> date | None:
+    """'Sold  Mar 7, 2026', 'Sold 7 Mar 2026', 'Verkauft  07. Mär. 2026' -> the date."""
+    sold = _SOLD.match(clean_text(caption))
+    if sold is None:
+        return None
+    when = sold.group("when")
+    match = _US_DATE.match(when) or _EU_DATE.match(when)
+    month = _MONTHS.get(match.group("mon").lower()) if match else None
+    if match is None or month is None:
+        raise ParseError(f"unreadable sold date {caption!r}")
+    return date(int(match.group("year")), month, int(match.group("day")))
+
+
+_SELLER_PCT_FIRST = re.compile(
+    r"^(?P<name>\S+)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?% (?:positive|positiv)"
+    r"(?:\s*\((?P<fb>\d[\d.,]*\s?[KM]?)\))?",
+    re.IGNORECASE,
+)
+_SELLER_COUNT_FIRST = re.compile(
+    r"^(?P<name>\S+)\s+\((?P<fb>\d[\d.,]*)\)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?%"
+)
+
+
+def _seller(rows: tuple[str, ...]) -> tuple[str | None, int | None, Decimal | None]:
+    for row in rows:
+        match = _SELLER_PCT_FIRST.match(row) or _SELLER_COUNT_FIRST.match(row)
+        if match:
+            pct = Decimal(match.group("pct").replace(",", "."))
+            return match.group("name"), _feedback(match.group("fb")), pct
+    return None, None, None
+
+
+def _feedback(text: str | None) -> int | None:
+    """'354' -> 354, '10.7K' -> 10700, '1,234' -> 1234 (eBay rounds large counts)."""
+    if not text:
+        return None
+    compact = text.replace(" ", "")
+    scale = {"K": 1000, "M": 1_000_000}.get(compact[-1:].upper(), 1)
+    number = compact.rstrip("KkMm")
+    number = number.replace(",", ".") if scale > 1 else re.sub(r"[.,]", "", number)
+    try:
+        return int(Decimal(number) * scale)
+    except InvalidOperation:
+        return None
+
+
+_LOCATION = re.compile(r"^(?:from|located in|aus|standort:?)\s+(?P<place>.+)$", re.IGNORECASE)
+
+
+def _location(rows: tuple[str, ...]) -> str | None:
+    for row in rows:
+        match = _LOCATION.match(row)
+        if match:
+            return match.group("place")
+    return None
+
+
+def _condition(text: str | None) -> str | None:
+    if not text:
+        return None
+    first = re.split(r"\s[|·]\s?|\s?[|·]\s", clean_text(text))[0].strip(" |·")
+    return first or None

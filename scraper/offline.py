@@ -1,0 +1,50 @@
+"""Saved search pages on disk as a page source: replay instead of fetching.
+
+Layout: ``<dir>/<search name>/<mode>-p<page>.html`` (``active-p1.html``, ``sold-p2.html``).
+A missing first page is an error; a missing later page means there are no more pages.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rigscout.errors import CollectError, ParseError
+from scraper.collect import FetchedPage
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rigscout.models import Mode, SavedSearch
+    from scraper.collect import PageSource
+
+
+def offline_page_source(directory: Path) -> PageSource:
+    """Read each page of a search from the files saved under ``directory``."""
+
+    def read_page(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
+        path = saved_page_path(directory, search, mode, page)
+        if not path.is_file():
+            if page == 1:
+                raise CollectError(
+                    f"no saved page for search {search.name} mode {mode.value} in {directory}",
+                    search=search.name,
+                )
+            return None
+        url = path.resolve().as_uri()
+        try:
+            return FetchedPage(url, path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                f"saved page is not UTF-8: {exc}", url=url, search=search.name
+            ) from exc
+
+    return read_page
+
+
+def saved_page_path(directory: Path, search: SavedSearch, mode: Mode, page: int) -> Path:
+    """Where page ``page`` of ``search`` in ``mode`` is saved under ``directory``."""
+    if search.name in {"", ".", ".."} or "/" in search.name or "\\" in search.name:
+        raise CollectError(
+            f"search name {search.name!r} cannot name a directory", search=search.name
+        )
+    return directory / search.name / f"{mode.value}-p{page}.html"

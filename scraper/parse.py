@@ -1,0 +1,174 @@
+"""Parse one eBay search-results page (any known layout) into a ``SearchPage`` of listings.
+
+Pure: HTML text in, frozen records out. Blocked pages raise BlockedError; unknown layouts,
+truncated pages and pages that claim results but show none raise ParseError.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from rigscout.errors import BlockedError, ParseError
+from scraper.blocks import detect_block
+from scraper.layouts import pick_layout
+from scraper.layouts.base import Context, text_of
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from rigscout.models import Listing
+    from scraper.layouts import Layout
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    """The listings of one results page, the layout that read them, eBay's result count
+    (None when the page does not say) and whether the pagination offers a next page."""
+
+    listings: tuple[Listing, ...]
+    layout: str
+    result_count: int | None
+    has_next: bool
+
+
+def parse_search_page(
+    html: str,
+    *,
+    url: str = "",
+    marketplace: str | None = None,
+    search: str | None = None,
+    now: datetime | None = None,
+) -> SearchPage:
+    """Read a results page; ``now`` (optional) turns auction countdowns into end times."""
+    reason = detect_block(html)
+    if reason is not None:
+        raise BlockedError(f"eBay served {reason} instead of results", url=url, search=search)
+    tree = LexborHTMLParser(html)
+    count = parse_result_count(tree)
+    layout = pick_layout(tree)
+    if count == 0 or (count is None and _says_no_matches(tree)):
+        return SearchPage((), layout.NAME if layout else "none", 0, False)
+    if layout is None:
+        raise ParseError("unknown results layout (no known listing cards)", url=url, search=search)
+    ctx = Context(url, marketplace or infer_marketplace(tree, url), search, now)
+    listings = _parse_cards(tree, layout, count, ctx)
+    return SearchPage(listings, layout.NAME, count, _has_next(tree))
+
+
+def _parse_cards(
+    tree: LexborHTMLParser, layout: Layout, count: int | None, ctx: Context
+) -> tuple[Listing, ...]:
+    """The page's listings, checked against its own result count.
+
+    eBay closes every full result list with the pagination bar; a page without it that claims
+    more results than it shows was cut short (a half-read card then fails too: same verdict).
+    """
+    paginated = tree.css_first("nav.pagination") is not None
+    try:
+        listings = tuple(layout.parse_cards(tree, ctx))
+    except ParseError as exc:
+        if paginated or count is None:
+            raise
+        raise _truncated(count, ctx) from exc
+    if not listings and count:
+        raise ParseError(
+            f"page says {count} results but no listing could be read",
+            url=ctx.url,
+            search=ctx.search,
+        )
+    if not paginated and count is not None and count > len(listings):
+        raise _truncated(count, ctx)
+    return listings
+
+
+def _truncated(count: int, ctx: Context) -> ParseError:
+    return ParseError(
+        f"page looks truncated: it says {count} results but its result list has no end",
+        url=ctx.url,
+        search=ctx.search,
+    )
+
+
+_DIGITS = re.compile(r"\d[\d.,\s]*")
+
+
+def parse_result_count(tree: LexborHTMLParser) -> int | None:
+    """eBay's "242 results" / "1.300+ Ergebnisse" heading as a number (a floor for "+")."""
+    heading = tree.css_first(".srp-controls__count-heading")
+    match = _DIGITS.search(text_of(heading))
+    if match is None:
+        return None
+    return int(re.sub(r"\D", "", match.group(0)))
+
+
+_NO_MATCHES = ("No exact matches found", "Keine genauen Treffer gefunden", "0 results found")
+
+
+def _says_no_matches(tree: LexborHTMLParser) -> bool:
+    if tree.css_first(".srp-save-null-search") is not None:
+        return True
+    headings = " ".join(text_of(h) for h in tree.css("h1, h2, h3"))
+    return any(phrase in headings for phrase in _NO_MATCHES)
+
+
+def _has_next(tree: LexborHTMLParser) -> bool:
+    nxt = tree.css_first("nav.pagination .pagination__next")
+    return (
+        nxt is not None
+        and nxt.tag == "a"
+        and nxt.attributes.get("aria-disabled") != "true"
+        and bool(nxt.attributes.get("href"))
+    )
+
+
+_MARKETPLACES = (("ebay.de", "EBAY_DE"), ("ebay.co.uk", "EBAY_GB"))
+
+
+def infer_marketplace(tree: LexborHTMLParser, url: str) -> str:
+    """EBAY_DE / EBAY_GB from the page url or, failing that, from where most item links point."""
+    host = urlsplit(url).hostname or _usual_item_host(tree)
+    for domain, market in _MARKETPLACES:
+        if host == domain or host.endswith("." + domain):
+            return market
+    return "EBAY_US"
+
+
+def _usual_item_host(tree: LexborHTMLParser) -> str:
+    hosts = Counter(
+        urlsplit(link.attributes.get("href") or "").hostname or ""
+        for link in tree.css("a[href*='/itm/']")
+    )
+    return hosts.most_common(1)[0][0] if hosts else ""
+
+
+def listing_to_contract(listing: Listing) -> dict[str, object]:
+    """The stable ``rigscout parse`` JSON record of one listing (numbers as JSON numbers)."""
+    return {
+        "item_id": listing.item_id,
+        "title": listing.title,
+        "price": float(listing.price),
+        "price_max": None if listing.price_max is None else float(listing.price_max),
+        "currency": listing.currency,
+        "shipping": None if listing.shipping is None else float(listing.shipping),
+        "buying_format": listing.buying_format.value,
+        "bids": listing.bids,
+        "sold_date": listing.sold_date.isoformat() if listing.sold_date else None,
+        "condition": listing.condition,
+        "url": listing.url,
+        "best_offer_accepted": listing.best_offer_accepted,
+        "seller": listing.seller,
+        "seller_feedback": listing.seller_feedback,
+        "seller_positive_pct": (
+            None if listing.seller_positive_pct is None else float(listing.seller_positive_pct)
+        ),
+        "location": listing.location,
+        "image_url": listing.image_url,
+        "end_time": listing.end_time.isoformat() if listing.end_time else None,
+        "marketplace": listing.marketplace,
+    }

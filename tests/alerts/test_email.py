@@ -1,0 +1,175 @@
+"""Email alerts against a real SMTP server on 127.0.0.1: what arrives, and how failures read."""
+
+from __future__ import annotations
+
+import ssl
+
+import pytest
+
+from alerts.dispatch import send_test_message
+from alerts.email import EmailNotifier
+from rigscout.config import SmtpChannel
+from rigscout.errors import AlertError
+from tests.alerts.factories import HOSTILE_TITLE, make_deal
+from tests.support.smtp_server import (
+    closed_port,
+    running_smtp_server,
+    self_signed_certificate,
+    server_tls_context,
+)
+
+PASSWORD = "hunter2-very-secret"
+
+
+def _channel(port, **changes):
+    options = {
+        "name": "mail",
+        "host": "127.0.0.1",
+        "port": port,
+        "sender": "rigscout@example.com",
+        "recipients": ("me@example.com", "you@example.com"),
+        "security": "none",
+        "timeout": 5.0,
+    }
+    return SmtpChannel(**(options | changes))
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    return self_signed_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture
+def client_context(certificate):
+    return ssl.create_default_context(cafile=str(certificate[0]))
+
+
+def _bodies(message):
+    return {part.get_content_type(): part.get_content() for part in message.iter_parts()}
+
+
+def test_a_digest_arrives_as_one_mail_with_plain_and_html_parts():
+    deals = [make_deal(i, title=f"Tesla V100 SXM2 lot {i}") for i in range(1, 4)]
+    deals.append(make_deal(4, title=HOSTILE_TITLE))
+
+    with running_smtp_server() as server:
+        EmailNotifier(_channel(server.port)).send(deals)
+
+    (received,) = server.received
+    bodies = _bodies(received.message)
+    assert received.mail_from == "rigscout@example.com"
+    assert received.rcpt_tos == ["me@example.com", "you@example.com"]
+    assert received.message["Subject"] == "rigscout: 4 new deals, from 180.00 USD"
+    assert set(bodies) == {"text/plain", "text/html"}
+    assert all(deal.url in bodies["text/html"] for deal in deals)
+    assert "<script>" not in bodies["text/html"]
+    assert "&lt;script&gt;" in bodies["text/html"]
+
+
+def test_immediate_mode_sends_one_mail_per_deal():
+    deals = [make_deal(i, sku_name=f"GPU {i}") for i in range(1, 4)]
+
+    with running_smtp_server() as server:
+        EmailNotifier(_channel(server.port, mode="immediate")).send(deals)
+
+    subjects = [r.message["Subject"] for r in server.received]
+    assert subjects == [
+        f"rigscout: GPU {i} at 180.00 USD (31 % under market (12 sold))" for i in (1, 2, 3)
+    ]
+
+
+def test_a_title_with_line_breaks_adds_no_header_on_the_wire():
+    deal = make_deal(
+        title="V100\r\nBcc: victim@example.com", sku_name="V100\r\nBcc: victim@example.com"
+    )
+
+    with running_smtp_server() as server:
+        EmailNotifier(_channel(server.port, mode="immediate")).send([deal])
+
+    (received,) = server.received
+    assert received.message["Bcc"] is None
+    assert b"\r\nBcc:" not in received.raw
+    assert received.rcpt_tos == ["me@example.com", "you@example.com"]
+
+
+def test_it_logs_in_when_a_username_is_set():
+    with running_smtp_server(credentials=("alice", PASSWORD)) as server:
+        EmailNotifier(_channel(server.port, username="alice", password=PASSWORD)).send(
+            [make_deal()]
+        )
+
+    assert server.logins == ["alice"]
+    assert len(server.received) == 1
+
+
+def test_starttls_upgrades_before_login(certificate, client_context):
+    tls = server_tls_context(*certificate)
+    channel = _channel(0, security="starttls", username="alice", password=PASSWORD)
+
+    with running_smtp_server(credentials=("alice", PASSWORD), starttls=tls) as server:
+        channel = _channel(server.port, security="starttls", username="alice", password=PASSWORD)
+        EmailNotifier(channel, ssl_context=client_context).send([make_deal()])
+
+    assert server.logins == ["alice"]
+    assert len(server.received) == 1
+
+
+def test_ssl_speaks_tls_from_the_first_byte(certificate, client_context):
+    with running_smtp_server(implicit_tls=server_tls_context(*certificate)) as server:
+        notifier = EmailNotifier(_channel(server.port, security="ssl"), ssl_context=client_context)
+        notifier.send([make_deal()])
+
+    assert len(server.received) == 1
+
+
+def test_a_certificate_we_do_not_trust_fails_the_channel(certificate):
+    with running_smtp_server(starttls=server_tls_context(*certificate)) as server:
+        notifier = EmailNotifier(_channel(server.port, security="starttls"))
+        with pytest.raises(AlertError, match="CERTIFICATE_VERIFY_FAILED"):
+            notifier.send([make_deal()])
+
+    assert server.received == []
+
+
+@pytest.mark.parametrize(
+    ("server_options", "expected"),
+    [
+        ({"refuse": True}, r"mail: SMTP 127\.0\.0\.1:\d+ failed: 554 5\.7\.1 Message refused"),
+        ({"credentials": ("alice", "other")}, r"mail: SMTP 127\.0\.0\.1:\d+ failed: 535"),
+    ],
+)
+def test_a_refusing_server_raises_an_alert_error_without_the_password(server_options, expected):
+    with running_smtp_server(**server_options) as server:
+        notifier = EmailNotifier(_channel(server.port, username="alice", password=PASSWORD))
+        if "credentials" not in server_options:
+            notifier = EmailNotifier(_channel(server.port))
+        with pytest.raises(AlertError, match=expected) as caught:
+            notifier.send([make_deal()])
+
+    assert caught.value.channel == "mail"
+    assert PASSWORD not in str(caught.value)
+    assert server.received == []
+
+
+def test_a_server_that_is_down_raises_an_alert_error():
+    notifier = EmailNotifier(_channel(closed_port(), username="alice", password=PASSWORD))
+
+    with pytest.raises(AlertError, match="ConnectionRefusedError") as caught:
+        notifier.send([make_deal()])
+
+    assert PASSWORD not in str(caught.value)
+    assert PASSWORD not in repr(notifier)
+
+
+def test_an_unknown_security_mode_is_a_clear_error():
+    with pytest.raises(AlertError, match="security must be one of starttls, ssl, none, not 'tls'"):
+        EmailNotifier(_channel(25, security="tls"))
+
+
+def test_the_test_message_arrives():
+    with running_smtp_server() as server:
+        send_test_message(EmailNotifier(_channel(server.port)))
+
+    (received,) = server.received
+    assert "Test message" in received.message["Subject"]
+    assert "rigscout alerts test" in _bodies(received.message)["text/plain"]

@@ -1,0 +1,108 @@
+"""open_engine: a working connection, or one clear sentence saying which database and why not."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from sqlalchemy import text
+
+from db.engine import open_engine, session_factory
+from rigscout.errors import StoreError
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_sqlite_creates_missing_directories(tmp_path):
+    path = tmp_path / "data" / "rigscout" / "rigscout.db"
+
+    engine = open_engine(f"sqlite:///{path}")
+    engine.dispose()
+
+    assert path.exists()
+
+
+@pytest.mark.parametrize(
+    ("pragma", "expected"),
+    [("journal_mode", "wal"), ("foreign_keys", 1), ("busy_timeout", 15000)],
+)
+def test_sqlite_connections_are_configured(tmp_path, pragma, expected):
+    engine = open_engine(f"sqlite:///{tmp_path / 'rigscout.db'}")
+    with engine.connect() as conn:
+        assert conn.execute(text(f"PRAGMA {pragma}")).scalar() == expected
+    engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("layout", "reason"),
+    [
+        ("parent-is-a-file", "cannot create the directory"),
+        ("database-is-a-directory", "unable to open database file"),
+    ],
+)
+def test_an_unusable_sqlite_path_is_a_store_error(tmp_path, layout, reason):
+    blocker = tmp_path / "blocker"
+    if layout == "parent-is-a-file":
+        blocker.write_text("not a directory")
+        path = blocker / "rigscout.db"
+    else:
+        blocker.mkdir()
+        path = blocker
+
+    with pytest.raises(StoreError) as caught:
+        open_engine(f"sqlite:///{path}")
+
+    message = str(caught.value)
+    assert message.startswith(f"Cannot open database sqlite:///{path}: ")
+    assert reason in message
+    assert "\n" not in message
+
+
+def test_postgres_with_nothing_listening_is_a_store_error_without_the_password():
+    port = free_port()
+
+    with pytest.raises(StoreError) as caught:
+        open_engine(f"postgresql://scout:s3cr3t-pw@127.0.0.1:{port}/rigscout")
+
+    message = str(caught.value)
+    assert message.startswith(
+        f"Cannot open database postgresql+psycopg://scout:***@127.0.0.1:{port}/rigscout: "
+    )
+    assert "s3cr3t-pw" not in message
+    assert "refused" in message.lower()
+    assert "\n" not in message
+    assert message.endswith(".")
+
+
+def test_a_missing_postgres_database_is_named(pg_database):
+    missing = pg_database.rsplit("/", 1)[0] + "/no_such_database"
+
+    with pytest.raises(StoreError, match='database "no_such_database" does not exist'):
+        open_engine(missing)
+
+
+def test_plain_postgresql_urls_use_psycopg(pg_database):
+    plain = pg_database.replace("postgresql+psycopg://", "postgresql://")
+
+    engine = open_engine(plain)
+    engine.dispose()
+
+    assert engine.url.drivername == "postgresql+psycopg"
+
+
+@pytest.mark.parametrize("url", ["not a url", "mysql+nosuchdriver://u@h/db"])
+def test_a_url_that_is_not_usable_is_a_store_error(url):
+    with pytest.raises(StoreError, match="Cannot open database"):
+        open_engine(url)
+
+
+def test_sessions_keep_objects_readable_after_commit(engine):
+    factory = session_factory(engine)
+
+    with factory() as session:
+        assert session.execute(text("SELECT 1")).scalar() == 1
+    assert factory.kw["expire_on_commit"] is False

@@ -1,0 +1,107 @@
+"""The command line as a new user meets it: help, init, parse, normalize, catalog, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rigscout.cli import cli
+from tests.conftest import SAMPLES, load_sample
+
+
+def invoke(args: list[str], *, input: str | None = None, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, args, input=input, env=env, catch_exceptions=False)
+
+
+def all_commands(group=cli, prefix=()):
+    for name, command in sorted(group.commands.items()):
+        yield (*prefix, name), command
+        if hasattr(command, "commands"):
+            yield from all_commands(command, (*prefix, name))
+
+
+@pytest.mark.parametrize(("path", "command"), list(all_commands()), ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+def test_every_command_has_help_with_an_example(path, command):
+    result = invoke([*path, "--help"])
+    assert result.exit_code == 0
+    assert command.help and len(command.help.strip()) > 20
+    if not hasattr(command, "commands") or command.invoke_without_command:
+        assert "Example:" in result.output
+
+
+def test_init_writes_a_commented_config_and_creates_the_database(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(["init"])
+    assert result.exit_code == 0, result.output
+    config = (tmp_path / "rigscout.toml").read_text()
+    assert config.count("[[search]]") == 11 and "# " in config
+    assert (tmp_path / "rigscout.db").exists()
+    again = invoke(["init"])
+    assert "keeping it" in again.output
+
+
+def test_parse_prints_the_stable_contract_for_every_listing(tmp_path: Path):
+    load_sample("html", "srp_scard_sold_2026-05_ebay-us_2006-vw-new-beetle.html")
+    page = SAMPLES / "html" / "srp_scard_sold_2026-05_ebay-us_2006-vw-new-beetle.html"
+    result = invoke(["parse", str(page)])
+    assert result.exit_code == 0
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert len(rows) == 60
+    keys = ["item_id", "title", "price", "price_max", "currency", "shipping", "buying_format",
+            "bids", "sold_date", "condition", "url"]
+    for row in rows:
+        assert list(row)[: len(keys)] == keys
+        assert isinstance(row["item_id"], str) and row["currency"] == "USD"
+        assert row["sold_date"] and row["price"] > 0
+
+
+def test_parse_of_a_captcha_page_fails_with_a_clear_message():
+    load_sample("html", "block_security-measure_2026-08.html")
+    result = invoke(["parse", str(SAMPLES / "html" / "block_security-measure_2026-08.html")])
+    assert result.exit_code == 1
+    assert "Error:" in result.output
+
+
+def test_normalize_reads_titles_and_writes_one_json_object_per_line():
+    titles = [
+        "NVIDIA Tesla V100 SXM2 16GB GPU Accelerator",
+        "Heatsink for SXM2 GPU NVIDIA Tesla P100/V100 16/32GB",
+        "Lot of 4 NVIDIA Tesla P40 24GB GDDR5 GPU",
+        "Supermicro SYS-4028GR-TRT2 8x GPU server with 8x Tesla V100 32GB SXM2",
+        "Mens blue cotton shirt size L",
+    ]
+    result = invoke(["normalize"], input="\n".join(titles) + "\n")
+    assert result.exit_code == 0
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [r["title"] for r in rows] == titles
+    assert all(set(r) == {"title", "sku", "category", "kind", "quantity", "includes",
+                          "confidence"} for r in rows)
+    assert rows[0]["sku"] == "nvidia-tesla-v100-sxm2-16gb" and rows[0]["kind"] == "item"
+    assert rows[1]["kind"] == "accessory"
+    assert rows[2]["sku"] == "nvidia-tesla-p40" and rows[2]["quantity"] == 4
+    assert rows[4]["sku"] is None and rows[4]["kind"] == "other"
+
+
+def test_catalog_json_lists_every_sku_with_its_specs():
+    result = invoke(["catalog", "--json"])
+    entries = {e["sku"]: e for e in json.loads(result.output)}
+    p40 = entries["nvidia-tesla-p40"]
+    assert (p40["vram_gb"], p40["fp32_tflops"] >= 11.7, p40["gpus_per_board"]) == (24, True, 1)
+    assert entries["gigabyte-t181-g20"]["gpu_form_factor"] == "SXM2"
+
+
+def test_a_database_that_cannot_be_opened_gives_one_line_and_exit_code_2(tmp_path: Path):
+    config = tmp_path / "rigscout.toml"
+    config.write_text('[database]\nurl = "postgresql+psycopg://nobody:pw@127.0.0.1:9/x"\n')
+    result = invoke(["--config", str(config), "runs"])
+    assert result.exit_code == 2
+    assert result.output.startswith("Error:") and "Traceback" not in result.output
+    assert "pw@" not in result.output
+
+
+def test_a_missing_config_file_named_explicitly_is_an_error(tmp_path: Path):
+    result = invoke(["--config", str(tmp_path / "nope.toml"), "runs"])
+    assert result.exit_code == 2 and "does not exist" in result.output

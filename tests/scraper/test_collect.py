@@ -1,0 +1,192 @@
+"""Incremental collection against the local FakeEbay server serving real saved eBay pages."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from rigscout.config import CollectorSettings
+from rigscout.models import Listing, Mode, SavedSearch
+from scraper.collect import FetchedPage, collect_search, web_page_source
+from scraper.http import PoliteFetcher
+from tests.conftest import load_fixture, load_sample
+from tests.support.fake_ebay import FakeEbay
+
+ACTIVE_PAGES = (
+    "srp_sitem_active_2025-03_ebay-us_shirts.html",
+    "srp_sitem_active-bin_2021-01_ebay-uk_warhammer_GBP.html",
+    "srp_scard_active_2026-04_ebay-de_lego-nan_EUR.html",
+)
+SOLD_PAGES = (
+    "srp_scard_sold_2026-05_ebay-us_2006-vw-new-beetle.html",
+    "srp_scard_sold_2025-11_ebay-us_charizard-base-set_cat183454.html",
+)
+P40 = SavedSearch(name="p40", query="tesla p40", modes=(Mode.ACTIVE, Mode.SOLD))
+SETTINGS = CollectorSettings(
+    requests_per_second=200.0, jitter=0.0, timeout=0.5, retries=2, backoff=0.01
+)
+
+
+class MemoryStore:
+    """Stands in for the database: what was stored, and which listings it already has."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, Listing] = {}
+
+    def is_known(self, listings: Sequence[Listing]) -> set[str]:
+        return {item.item_id for item in listings if self.rows.get(item.item_id) == item}
+
+    def save(self, listings: Sequence[Listing]) -> None:
+        self.rows.update((item.item_id, item) for item in listings)
+
+
+@pytest.fixture
+def ebay() -> Iterator[FakeEbay]:
+    with FakeEbay() as server:
+        server.add_pages(P40.query, [load_sample("html", name) for name in ACTIVE_PAGES])
+        server.add_pages(P40.query, [load_sample("html", n) for n in SOLD_PAGES], sold=True)
+        yield server
+
+
+@pytest.fixture
+def fetcher() -> Iterator[PoliteFetcher]:
+    with httpx.Client(timeout=0.5) as client:
+        yield PoliteFetcher(client, SETTINGS)
+
+
+def collect(
+    ebay: FakeEbay,
+    fetcher: PoliteFetcher,
+    store: MemoryStore,
+    *,
+    mode: Mode = Mode.ACTIVE,
+    max_pages: int = 3,
+):
+    source = web_page_source(fetcher, base_url=ebay.base_url)
+    return collect_search(
+        P40, mode, fetch_page=source, is_known=store.is_known, max_pages=max_pages
+    )
+
+
+def test_first_run_reads_every_page_up_to_the_bound(ebay: FakeEbay, fetcher: PoliteFetcher) -> None:
+    result = collect(ebay, fetcher, MemoryStore())
+    assert (result.search, result.mode, result.pages, result.stopped) == (
+        "p40",
+        Mode.ACTIVE,
+        3,
+        "max-pages",
+    )
+    assert len(result.listings) == 60 + 61 + 60
+    assert len({item.item_id for item in result.listings}) == len(result.listings)
+    assert [r.page for r in ebay.requests] == [1, 2, 3]
+    assert fetcher.requests == 3
+
+
+def test_second_run_over_an_unchanged_search_costs_one_request(
+    ebay: FakeEbay, fetcher: PoliteFetcher
+) -> None:
+    store = MemoryStore()
+    store.save(collect(ebay, fetcher, store).listings)
+    before = ebay.count()
+
+    again = collect(ebay, fetcher, store)
+
+    assert ebay.count() - before == 1
+    assert (again.pages, again.stopped) == (1, "all-known")
+    assert len(again.listings) == 60
+
+
+@pytest.mark.parametrize("change", ["new", "repriced"])
+def test_a_changed_first_page_continues_to_page_two(
+    ebay: FakeEbay, fetcher: PoliteFetcher, change: str
+) -> None:
+    store = MemoryStore()
+    store.save(collect(ebay, fetcher, store).listings)
+    first = next(iter(store.rows))
+    if change == "new":
+        del store.rows[first]
+    else:
+        old = store.rows[first]
+        store.rows[first] = dataclasses.replace(old, price=old.price + Decimal(5))
+    before = ebay.count()
+
+    again = collect(ebay, fetcher, store)
+
+    assert ebay.count() - before == 2
+    assert (again.pages, again.stopped) == (2, "all-known")
+
+
+@pytest.mark.parametrize("max_pages", [1, 2])
+def test_page_count_is_bounded(ebay: FakeEbay, fetcher: PoliteFetcher, max_pages: int) -> None:
+    result = collect(ebay, fetcher, MemoryStore(), max_pages=max_pages)
+    assert (result.pages, result.stopped) == (max_pages, "max-pages")
+    assert ebay.count() == max_pages
+
+
+def test_sold_mode_asks_for_sold_results_ended_recently_first(
+    ebay: FakeEbay, fetcher: PoliteFetcher
+) -> None:
+    result = collect(ebay, fetcher, MemoryStore(), mode=Mode.SOLD, max_pages=2)
+    assert result.mode is Mode.SOLD
+    assert all(item.sold_date is not None for item in result.listings)
+    assert len(result.listings) == 120
+    for request in ebay.requests:
+        assert request.params["LH_Sold"] == request.params["LH_Complete"] == "1"
+        assert request.params["_sop"] == "13"
+
+
+def test_requests_carry_the_configured_user_agent(ebay: FakeEbay, fetcher: PoliteFetcher) -> None:
+    collect(ebay, fetcher, MemoryStore(), max_pages=1)
+    assert [r.user_agent for r in ebay.requests] == [SETTINGS.user_agent]
+
+
+def pages_source(*pages: str):
+    def fetch_page(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
+        if page > len(pages):
+            return None
+        return FetchedPage(f"https://www.ebay.com/sch/i.html?_pgn={page}", pages[page - 1])
+
+    return fetch_page
+
+
+@pytest.mark.parametrize(
+    ("pages", "expected_pages", "expected_listings"),
+    [
+        ((load_fixture("ebay", "su_item_card.html"),), 1, 3),
+        ((load_fixture("ebay", "zero_results.html"),), 1, 0),
+    ],
+)
+def test_a_page_without_a_next_link_is_the_last(
+    pages: tuple[str, ...], expected_pages: int, expected_listings: int
+) -> None:
+    store = MemoryStore()
+    result = collect_search(
+        P40, Mode.ACTIVE, fetch_page=pages_source(*pages), is_known=store.is_known, max_pages=5
+    )
+    assert (result.pages, result.stopped) == (expected_pages, "last-page")
+    assert len(result.listings) == expected_listings
+
+
+def test_running_out_of_pages_is_the_last_page() -> None:
+    page = load_sample("html", ACTIVE_PAGES[0])
+    result = collect_search(
+        P40, Mode.ACTIVE, fetch_page=pages_source(page), is_known=lambda _: set(), max_pages=3
+    )
+    assert (result.pages, result.stopped) == (1, "last-page")
+
+
+def test_an_item_seen_on_two_pages_is_listed_once() -> None:
+    page = load_sample("html", ACTIVE_PAGES[0])
+    result = collect_search(
+        P40,
+        Mode.ACTIVE,
+        fetch_page=pages_source(page, page),
+        is_known=lambda _: set(),
+        max_pages=2,
+    )
+    assert result.pages == 2
+    assert len(result.listings) == 60

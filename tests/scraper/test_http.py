@@ -1,0 +1,269 @@
+"""PoliteFetcher on a mock transport with a fake clock: retries, backoff, budget, rate limit."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from rigscout.config import CollectorSettings
+from rigscout.errors import BlockedError, FetchError
+from scraper.http import PoliteFetcher
+
+URL = "https://www.ebay.com/sch/i.html?_nkw=tesla+p40&_pgn=1"
+FAST = CollectorSettings(requests_per_second=1000.0, jitter=0.0, retries=4, backoff=2.0)
+
+
+class FakeClock:
+    """A monotonic clock that only moves when someone sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+Handler = Callable[[httpx.Request], httpx.Response]
+
+
+def answers(*responses: httpx.Response | Exception) -> Handler:
+    """A handler that gives these answers in order, then repeats the last one."""
+    queue: Iterator[httpx.Response | Exception] = iter(responses)
+    last: list[httpx.Response | Exception] = [responses[-1]]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        answer = next(queue, last[0])
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return handle
+
+
+def fetcher_for(
+    handler: Handler, settings: CollectorSettings = FAST, clock: FakeClock | None = None
+) -> tuple[PoliteFetcher, FakeClock]:
+    clock = clock or FakeClock()
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    fetcher = PoliteFetcher(client, settings, sleep=clock.sleep, clock=clock, rng=random.Random(7))
+    return fetcher, clock
+
+
+def ok(text: str = "<html>results</html>") -> httpx.Response:
+    return httpx.Response(200, html=text)
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected_wait"),
+    [
+        ({"Retry-After": "7"}, 7.0),
+        ({"Retry-After": "1"}, 1.0),
+        (
+            {
+                "Retry-After": "Fri, 20 Nov 2026 12:00:30 GMT",
+                "Date": "Fri, 20 Nov 2026 12:00:00 GMT",
+            },
+            30.0,
+        ),
+        ({"Retry-After": "86400"}, 300.0),
+        ({"Retry-After": "soon"}, 2.0),
+        ({}, 2.0),
+    ],
+)
+def test_429_waits_as_told_then_succeeds(headers: dict[str, str], expected_wait: float) -> None:
+    fetcher, clock = fetcher_for(answers(httpx.Response(429, headers=headers), ok("fine")))
+    assert fetcher.fetch_text(URL) == "fine"
+    assert clock.sleeps == [expected_wait]
+    assert fetcher.requests == 2
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 429])
+def test_backoff_doubles_then_gives_up_with_url_and_status(status: int) -> None:
+    fetcher, clock = fetcher_for(answers(httpx.Response(status)))
+    with pytest.raises(FetchError, match="after 5 attempts") as caught:
+        fetcher.fetch_text(URL, search="p40")
+    assert clock.sleeps == [2.0, 4.0, 8.0, 16.0]
+    assert (caught.value.url, caught.value.status, caught.value.search) == (URL, status, "p40")
+    assert fetcher.requests == 5
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        httpx.ReadTimeout("read timed out"),
+        httpx.ConnectError("connection refused"),
+        httpx.RemoteProtocolError("peer closed connection without sending complete message body"),
+    ],
+)
+def test_transient_network_errors_are_retried(error: Exception) -> None:
+    fetcher, clock = fetcher_for(answers(error, ok("second time lucky")))
+    assert fetcher.fetch_text(URL) == "second time lucky"
+    assert clock.sleeps == [2.0]
+
+
+def test_timeouts_every_time_end_in_fetch_error_without_status() -> None:
+    fetcher, _ = fetcher_for(answers(httpx.ReadTimeout("read timed out")))
+    with pytest.raises(FetchError, match="ReadTimeout") as caught:
+        fetcher.fetch_text(URL)
+    assert caught.value.status is None
+    assert fetcher.requests == 5
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 410])
+def test_other_client_errors_fail_at_once(status: int) -> None:
+    fetcher, clock = fetcher_for(answers(httpx.Response(status), ok()))
+    with pytest.raises(FetchError, match=f"HTTP {status}") as caught:
+        fetcher.fetch_text(URL, search="p40")
+    assert caught.value.status == status
+    assert (fetcher.requests, clock.sleeps) == (1, [])
+
+
+def test_total_time_budget_stops_retrying_before_it_is_passed() -> None:
+    settings = CollectorSettings(
+        requests_per_second=1000.0, jitter=0.0, retries=10, backoff=4.0, max_total_seconds=10.0
+    )
+    fetcher, clock = fetcher_for(answers(httpx.Response(503)), settings)
+    with pytest.raises(FetchError, match="time budget of 10s") as caught:
+        fetcher.fetch_text(URL)
+    assert caught.value.status == 503
+    assert clock.sleeps == [4.0]
+    assert fetcher.requests == 2
+
+
+def test_spent_budget_refuses_new_requests() -> None:
+    settings = CollectorSettings(requests_per_second=1000.0, max_total_seconds=60.0)
+    fetcher, clock = fetcher_for(answers(ok()), settings)
+    fetcher.fetch_text(URL)
+    clock.now += 61
+    with pytest.raises(FetchError, match="time budget"):
+        fetcher.fetch_text(URL)
+    assert fetcher.requests == 1
+
+
+def test_long_retry_after_past_the_budget_gives_up_at_once() -> None:
+    settings = CollectorSettings(requests_per_second=1000.0, max_total_seconds=60.0)
+    fetcher, clock = fetcher_for(
+        answers(httpx.Response(429, headers={"Retry-After": "120"})), settings
+    )
+    with pytest.raises(FetchError, match="waiting 120s more would pass"):
+        fetcher.fetch_text(URL)
+    assert clock.sleeps == []
+
+
+@pytest.mark.parametrize(("rate", "jitter"), [(2.0, 0.0), (2.0, 0.5), (0.5, 0.25)])
+def test_requests_are_spaced_by_the_rate_plus_bounded_jitter(rate: float, jitter: float) -> None:
+    clock = FakeClock()
+    starts: list[float] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        starts.append(clock.now)
+        return ok()
+
+    settings = CollectorSettings(requests_per_second=rate, jitter=jitter)
+    fetcher, _ = fetcher_for(handle, settings, clock)
+    for _ in range(20):
+        fetcher.fetch_text(URL)
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    interval = 1 / rate
+    assert starts[0] == 0.0
+    assert all(interval - 1e-9 <= gap <= interval * (1 + jitter) + 1e-9 for gap in gaps)
+    if jitter:
+        assert len({round(gap, 6) for gap in gaps}) > 1
+
+
+def test_slow_answers_do_not_cause_extra_waiting() -> None:
+    clock = FakeClock()
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        clock.now += 3.0  # the answer took longer than the interval
+        return ok()
+
+    fetcher, _ = fetcher_for(handle, CollectorSettings(requests_per_second=1.0, jitter=0.0), clock)
+    fetcher.fetch_text(URL)
+    fetcher.fetch_text(URL)
+    assert clock.sleeps == []
+
+
+def test_concurrency_is_capped_across_threads() -> None:
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, highest
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight[1], in_flight[0])
+        time.sleep(0.05)
+        with lock:
+            in_flight[0] -= 1
+        return ok()
+
+    settings = CollectorSettings(requests_per_second=1000.0, concurrency=2)
+    fetcher = PoliteFetcher(httpx.Client(transport=httpx.MockTransport(handle)), settings)
+    threads = [threading.Thread(target=fetcher.fetch_text, args=(URL,)) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert in_flight[1] == 2
+    assert fetcher.requests == 6
+
+
+def test_sends_the_configured_user_agent() -> None:
+    seen: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers["User-Agent"])
+        return ok()
+
+    fetcher, _ = fetcher_for(handle, CollectorSettings(user_agent="rigscout-test/1 (me@example)"))
+    fetcher.fetch_text(URL)
+    assert seen == ["rigscout-test/1 (me@example)"]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "encoding"),
+    [
+        ("text/html; charset=iso-8859-1", "iso-8859-1"),
+        ("text/html; charset=windows-1252", "windows-1252"),
+        ("text/html; charset=utf-8", "utf-8"),
+    ],
+)
+def test_decodes_with_the_charset_the_response_names(content_type: str, encoding: str) -> None:
+    text = "Grafikkarte für Rechenzentren, 1.299,00 EUR"
+    body = text.encode(encoding)
+    fetcher, _ = fetcher_for(
+        answers(httpx.Response(200, content=body, headers={"Content-Type": content_type}))
+    )
+    assert fetcher.fetch_text(URL) == text
+
+
+def test_redirect_to_a_sign_in_wall_is_blocked_error() -> None:
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "signin.ebay.com":
+            return ok("<title>Sign in or Register | eBay</title>")
+        return httpx.Response(302, headers={"Location": "https://signin.ebay.com/signin/?ru=x"})
+
+    fetcher, _ = fetcher_for(handle)
+    with pytest.raises(BlockedError, match="sign-in wall") as caught:
+        fetcher.fetch_text(URL, search="sold-p40")
+    assert (caught.value.url, caught.value.search) == (URL, "sold-p40")
+
+
+def test_ordinary_redirects_are_followed() -> None:
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/sch/i.html" and request.url.host == "ebay.com":
+            return httpx.Response(301, headers={"Location": URL})
+        return ok("landed")
+
+    fetcher, _ = fetcher_for(handle)
+    assert fetcher.fetch_text("https://ebay.com/sch/i.html?_nkw=tesla+p40") == "landed"

@@ -1,0 +1,1 @@
+"""Test helpers shared by several test packages: local stand-ins for outside services."""

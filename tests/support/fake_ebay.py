@@ -1,0 +1,302 @@
+"""A local stand-in for eBay's search pages: a real HTTP server on 127.0.0.1 for tests.
+
+It serves registered result pages at ``/sch/i.html`` by query (``_nkw``), sold or active
+(``LH_Sold=1``) and page number (``_pgn``), logs every request, and can be told to
+misbehave on the next requests the way eBay does: 429 with Retry-After, 5xx, a slow
+answer, a truncated body, a captcha page or a redirect to a sign-in wall.
+
+    with FakeEbay() as ebay:
+        ebay.add_page("tesla p40", html)            # active, page 1
+        ebay.fail_next(status=429, retry_after=2)   # the next request gets a 429
+        url = f"{ebay.base_url}/sch/i.html?_nkw=tesla+p40"
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, quote, urlsplit
+
+from tests.conftest import SAMPLES
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+SEARCH_PATH = "/sch/i.html"
+SIGNIN_PATH = "/signin"
+CAPTCHA_SAMPLE = SAMPLES / "html" / "block_security-measure_2026-08.html"
+
+# Used only when the real saved challenge page is not next to the project.
+HANDMADE_CAPTCHA = """<!DOCTYPE html><html lang="en"><head><title>Security Measure | eBay</title>
+</head><body><div id="areaTitle"><h1>Please verify yourself to continue</h1></div>
+<p>To keep eBay a safe place to buy and sell, we will occasionally ask you to verify
+yourself. This helps us to block unauthorized users from entering our site.</p>
+<div id="captcha_loading"></div></body></html>"""
+
+NOT_FOUND = "<html><body>no such page here</body></html>"
+TRUNCATED_START = "<html><body><ul class='srp-results'><li class='s-card'>cut he"
+
+SIGNIN_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Sign in or Register | eBay</title>
+</head><body><div id="signin-container"><h1 id="greeting-msg">Hello</h1>
+<p>Sign in to eBay or <a href="/reg">create an account</a></p>
+<form id="signin-form" method="post" action="/signin/s"><input id="userid" name="userid">
+<button id="signin-continue-btn">Continue</button></form></div></body></html>"""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request the fake received, and how it answered (``"page"``, ``"429"``, ...)."""
+
+    path: str
+    params: dict[str, str]
+    user_agent: str | None
+    answer: str
+
+    @property
+    def query(self) -> str | None:
+        return self.params.get("_nkw")
+
+    @property
+    def page(self) -> int:
+        return int(self.params.get("_pgn", "1"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Fault:
+    kind: str  # "status", "slow", "truncate", "captcha", "signin", "signin-page"
+    status: int = 500
+    retry_after: str | None = None
+    seconds: float = 0.0
+
+
+class FakeEbay:
+    """A threaded HTTP server on a free port of 127.0.0.1; use it as a context manager.
+
+    ``base_url`` is what ``[collector] base_url`` (or ``build_search_url(base_url=...)``)
+    takes. ``requests`` lists every request received, in order. Faults queued with the
+    ``*_next`` methods apply to the next search requests, one fault per request, in order.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self._pages: dict[tuple[str, bool, int], str] = {}
+        self._faults: deque[_Fault] = deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(target=self._serve, name="fake-ebay", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __enter__(self) -> FakeEbay:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    # -- content ---------------------------------------------------------------------
+
+    def add_page(self, query: str, html: str, *, sold: bool = False, page: int = 1) -> None:
+        """Serve ``html`` for page ``page`` of ``query`` (sold results when ``sold``)."""
+        with self._lock:
+            self._pages[(query, sold, page)] = html
+
+    def add_pages(self, query: str, pages: list[str], *, sold: bool = False) -> None:
+        """Serve ``pages`` as pages 1, 2, ... of ``query``."""
+        for number, html in enumerate(pages, start=1):
+            self.add_page(query, html, sold=sold, page=number)
+
+    # -- faults ----------------------------------------------------------------------
+
+    def fail_next(
+        self, status: int = 500, *, retry_after: float | str | None = None, times: int = 1
+    ) -> None:
+        """Answer the next ``times`` requests with ``status`` (and a Retry-After header)."""
+        header = None if retry_after is None else _retry_after_text(retry_after)
+        self._queue(_Fault("status", status=status, retry_after=header), times)
+
+    def slow_next(self, seconds: float, *, times: int = 1) -> None:
+        """Wait ``seconds`` before answering the next requests (normally, if still there)."""
+        self._queue(_Fault("slow", seconds=seconds), times)
+
+    def truncate_next(self, *, times: int = 1) -> None:
+        """Promise more bytes in Content-Length than the body has, then close the connection."""
+        self._queue(_Fault("truncate"), times)
+
+    def captcha_next(self, *, times: int = 1) -> None:
+        """Answer 200 with eBay's "Security Measure" challenge page instead of results."""
+        self._queue(_Fault("captcha"), times)
+
+    def signin_next(self, *, inline: bool = False, times: int = 1) -> None:
+        """Redirect to a sign-in wall, as eBay does for sold searches since mid-2026.
+
+        ``inline`` serves the sign-in page itself (200) at the search URL instead.
+        """
+        self._queue(_Fault("signin-page" if inline else "signin"), times)
+
+    def count(self, query: str | None = None) -> int:
+        """How many search requests arrived (for ``query`` only, when given)."""
+        with self._lock:
+            return sum(
+                1
+                for r in self.requests
+                if r.path == SEARCH_PATH and (query is None or r.query == query)
+            )
+
+    # -- serving (called from the server's threads) ---------------------------------
+
+    def _queue(self, fault: _Fault, times: int) -> None:
+        with self._lock:
+            self._faults.extend([fault] * times)
+
+    def _serve(self) -> None:
+        self._server.serve_forever(poll_interval=0.05)
+
+    def _next_fault(self) -> _Fault | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _page(self, params: dict[str, str]) -> str | None:
+        key = (params.get("_nkw", ""), params.get("LH_Sold") == "1", int(params.get("_pgn", "1")))
+        with self._lock:
+            return self._pages.get(key)
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _wait(self, seconds: float) -> None:
+        self._stop.wait(seconds)
+
+
+def _retry_after_text(value: float | str) -> str:
+    return value if isinstance(value, str) else str(round(value))
+
+
+def _captcha_html() -> str:
+    if CAPTCHA_SAMPLE.is_file():
+        return CAPTCHA_SAMPLE.read_text(encoding="utf-8")
+    return HANDMADE_CAPTCHA
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up mid-answer is expected here; anything else is shown."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+def _handler_for(fake: FakeEbay) -> type[BaseHTTPRequestHandler]:
+    class Handler(_Handler):
+        owner = fake
+
+    return Handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Answers one request; every request is logged before its answer is written."""
+
+    owner: FakeEbay
+    server_version = "FakeEbay/1.0"
+    _path = ""
+    _params: dict[str, str]
+
+    def do_GET(self) -> None:
+        split = urlsplit(self.path)
+        self._path = split.path
+        self._params = dict(parse_qsl(split.query, keep_blank_values=True))
+        if split.path == SIGNIN_PATH:
+            self._send(200, SIGNIN_PAGE, "signin-page")
+        elif split.path != SEARCH_PATH:
+            self._send(404, NOT_FOUND, "404")
+        else:
+            self._answer_search()
+
+    def _answer_search(self) -> None:
+        fault = self.owner._next_fault()
+        if fault is None:
+            self._send_page("page")
+        elif fault.kind == "slow":
+            self._record("slow")
+            self.owner._wait(fault.seconds)
+            self._send_page(None)
+        else:
+            self._answer_fault(fault)
+
+    def _send_page(self, label: str | None) -> None:
+        html = self.owner._page(self._params)
+        if html is None:
+            self._send(404, NOT_FOUND, label and "404")
+        else:
+            self._send(200, html, label)
+
+    def _answer_fault(self, fault: _Fault) -> None:
+        if fault.kind == "status":
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+            self._send(
+                fault.status,
+                f"<html><body>{fault.status}</body></html>",
+                str(fault.status),
+                headers,
+            )
+        elif fault.kind == "truncate":
+            self._send(200, TRUNCATED_START, "truncated", missing=4096)
+            self.close_connection = True
+        elif fault.kind == "captcha":
+            self._send(200, _captcha_html(), "captcha")
+        elif fault.kind == "signin-page":
+            self._send(200, SIGNIN_PAGE, "signin-page")
+        else:
+            target = f"{SIGNIN_PATH}?ru={quote(self.path, safe='')}"
+            self._send(302, "", "signin", {"Location": target})
+
+    def _record(self, label: str) -> None:
+        user_agent = self.headers.get("User-Agent")
+        self.owner._record(RecordedRequest(self._path, self._params, user_agent, label))
+
+    def _send(
+        self,
+        status: int,
+        html: str,
+        label: str | None,
+        headers: dict[str, str] | None = None,
+        *,
+        missing: int = 0,
+    ) -> None:
+        """Log the request as ``label`` (unless None), then answer; ``missing`` bytes short."""
+        if label is not None:
+            self._record(label)
+        body = html.encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body) + missing))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except OSError:
+            # The client gave up (a timeout test); nobody is left to answer.
+            self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the request log is ``FakeEbay.requests``."""

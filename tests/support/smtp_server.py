@@ -1,0 +1,156 @@
+"""A real SMTP server on 127.0.0.1 for tests (aiosmtpd), recording every message it accepts.
+
+``running_smtp_server()`` starts one in a thread; ``refuse=True`` makes it reject every
+message with a 554; ``closed_port()`` gives a port where nothing listens (a server that is down).
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import socket
+import ssl
+import subprocess
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from typing import TYPE_CHECKING, Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+
+@dataclass
+class Received:
+    """One message as the server received it: the envelope and the parsed mail."""
+
+    mail_from: str
+    rcpt_tos: list[str]
+    message: EmailMessage
+    raw: bytes
+
+
+@dataclass
+class SmtpServer:
+    host: str
+    port: int
+    received: list[Received] = field(default_factory=list)
+    logins: list[str] = field(default_factory=list)
+
+
+class _Handler:
+    def __init__(self, server: SmtpServer, refuse: bool) -> None:
+        self.server = server
+        self.refuse = refuse
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.refuse:
+            return "554 5.7.1 Message refused by test server"
+        raw = bytes(envelope.original_content or envelope.content)
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        assert isinstance(message, EmailMessage)
+        self.server.received.append(
+            Received(envelope.mail_from, list(envelope.rcpt_tos), message, raw)
+        )
+        return "250 OK"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that refuses connections."""
+    return free_port()
+
+
+@contextmanager
+def running_smtp_server(
+    *,
+    refuse: bool = False,
+    credentials: tuple[str, str] | None = None,
+    starttls: ssl.SSLContext | None = None,
+    implicit_tls: ssl.SSLContext | None = None,
+) -> Iterator[SmtpServer]:
+    """An SMTP server on 127.0.0.1.
+
+    ``credentials`` require AUTH LOGIN/PLAIN; ``starttls`` offers (and requires) STARTTLS
+    with that server context; ``implicit_tls`` speaks TLS from the first byte (SMTPS).
+    """
+    server = SmtpServer("127.0.0.1", free_port())
+    options: dict[str, Any] = {}
+    if credentials is not None:
+        options |= {
+            "authenticator": _authenticator(server, credentials),
+            "auth_required": True,
+            "auth_require_tls": starttls is not None,
+        }
+    if starttls is not None:
+        options |= {"tls_context": starttls, "require_starttls": True}
+    if implicit_tls is not None:
+        options |= {"ssl_context": implicit_tls}
+    controller = Controller(
+        _Handler(server, refuse), hostname=server.host, port=server.port, **options
+    )
+    controller.start()
+    try:
+        yield server
+    finally:
+        controller.stop()
+
+
+def _authenticator(server: SmtpServer, credentials: tuple[str, str]) -> Any:
+    def check(_server: Any, _session: Any, _envelope: Any, mechanism: str, data: Any) -> AuthResult:
+        ok = (
+            isinstance(data, LoginPassword)
+            and (
+                data.login.decode(),
+                data.password.decode(),
+            )
+            == credentials
+        )
+        if ok:
+            server.logins.append(data.login.decode())
+        return AuthResult(success=ok)
+
+    return check
+
+
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, made with the openssl command."""
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def server_tls_context(cert: Path, key: Path) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context
