@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -59,7 +59,8 @@ class DiscordNotifier:
         """The deals of each post, as Discord's size limits split them."""
         return render_discord_batches(deals)
 
-    def render(self, deals: Sequence[Deal]) -> list[dict[str, object]]:
+    def render(self, deals: Sequence[Deal]) -> list[dict[str, Any]]:
+        """The webhook bodies ``send`` posts for ``deals``."""
         return render_discord_payloads(deals, username=self._channel.username)
 
     def preview(self, deals: Sequence[Deal]) -> list[str]:
@@ -71,7 +72,7 @@ class DiscordNotifier:
         for payload in self.render(deals):
             self.send_payload(payload)
 
-    def send_payload(self, payload: dict[str, object]) -> None:
+    def send_payload(self, payload: dict[str, Any]) -> None:
         """POST one webhook body, waiting out 429s and retrying 5xx (bounded)."""
         problem = ""
         for attempt in range(self._attempts):
@@ -79,20 +80,30 @@ class DiscordNotifier:
                 response = self._client.post(
                     self._channel.webhook_url, json=payload, timeout=self._channel.timeout
                 )
+            except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+                raise self._error(f"webhook URL is not usable ({type(exc).__name__})") from None
             except httpx.TransportError as exc:
-                problem = f"network error {type(exc).__name__}"
-                self._sleep(self._backoff * 2**attempt)
-                continue
-            if response.is_success:
-                return
-            problem = f"HTTP {response.status_code}"
-            if response.status_code == 429:
-                self._sleep(self._retry_after(response))
-            elif response.is_server_error:
-                self._sleep(self._backoff * 2**attempt)
+                problem, wait = f"network error ({type(exc).__name__})", self._pause(attempt)
             else:
-                raise self._error(f"webhook refused the post: {problem} {_reason(response)}")
+                if response.is_success:
+                    return
+                problem, wait = f"HTTP {response.status_code}", self._wait_for(response, attempt)
+            if attempt + 1 < self._attempts:
+                self._sleep(wait)
         raise self._error(f"webhook failed after {self._attempts} attempts: {problem}")
+
+    def _wait_for(self, response: httpx.Response, attempt: int) -> float:
+        """Seconds to wait before retrying ``response``; a 4xx other than 429 fails at once."""
+        if response.status_code == 429:
+            return self._retry_after(response)
+        if response.is_server_error:
+            return self._pause(attempt)
+        reason = _reason(response)
+        raise self._error(f"webhook refused the post: HTTP {response.status_code}{reason}")
+
+    def _pause(self, attempt: int) -> float:
+        """Exponential backoff: 1 s, 2 s, 4 s... with the default ``backoff``."""
+        return self._backoff * 2.0**attempt
 
     def _retry_after(self, response: httpx.Response) -> float:
         seconds = _retry_after_seconds(response)
@@ -102,7 +113,11 @@ class DiscordNotifier:
 
     def _error(self, message: str) -> AlertError:
         secret = self._channel.webhook_url
-        return AlertError(message.replace(secret, mask_webhook(secret)), channel=self.name)
+        text = message.replace(secret, mask_webhook(secret))
+        token = urlsplit(secret).path.rstrip("/").rsplit("/", 1)[-1]
+        if len(token) >= 8:
+            text = text.replace(token, "***")
+        return AlertError(text, channel=self.name)
 
 
 def _retry_after_seconds(response: httpx.Response) -> float:
@@ -134,4 +149,4 @@ def _json_field(response: httpx.Response, key: str) -> object:
 def _reason(response: httpx.Response) -> str:
     """Discord's short error message, e.g. ``Invalid Webhook Token`` (cut to 200 chars)."""
     message = _json_field(response, "message")
-    return f"({str(message)[:200]})" if message else ""
+    return f" ({str(message)[:200]})" if message else ""

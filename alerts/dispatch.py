@@ -8,6 +8,7 @@ run sends those again: at most the one message in flight can repeat, never the h
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
     from db.models import AlertRow
     from rigscout.config import Channel
+
+log = logging.getLogger(__name__)
 
 
 class Notifier(Protocol):
@@ -94,6 +97,12 @@ def send_pending(
         if not claim.rows:
             continue
         in_flight[name] = claim.in_flight
+        if claim.in_flight:
+            log.warning(
+                "alerts: %s: resending %d alert(s) a killed run left in flight",
+                name,
+                claim.in_flight,
+            )
         sent[name], error = _deliver(session, notifiers[name], claim.rows, now)
         if error is not None:
             failed[name] = error
@@ -107,13 +116,17 @@ def _deliver(
     done = 0
     try:
         deals = [parse_snapshot(row.payload, alert_id=row.id) for row in rows]
+        # Recording each message as soon as it is out keeps the ambiguous window (sent but
+        # not yet recorded) down to one message, whatever the batch count.
         for batch in notifier.batches(deals):
             notifier.send(batch)
             save_sent(session, rows[done : done + len(batch)], now=now)
             done += len(batch)
     except AlertError as exc:
         save_released(session, rows[done:], str(exc))
+        log.warning("alerts: %s; %d alert(s) kept pending", exc, len(rows) - done)
         return done, str(exc)
+    log.info("alerts: %d sent on %s", done, notifier.name)
     return done, None
 
 

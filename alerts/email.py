@@ -11,7 +11,7 @@ import smtplib
 import ssl
 from typing import TYPE_CHECKING
 
-from alerts.render_email import render_email_digest, render_subject
+from alerts.render_email import render_email_digest, render_plain, render_subject
 from rigscout.errors import AlertError
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rigscout.models import Deal
 
 SECURITY_MODES = ("starttls", "ssl", "none")
+MODES = ("digest", "immediate")
 
 
 def open_smtp(channel: SmtpChannel, context: ssl.SSLContext) -> smtplib.SMTP:
@@ -48,6 +49,10 @@ class EmailNotifier:
                 f"security must be one of {', '.join(SECURITY_MODES)}, not {channel.security!r}",
                 channel=channel.name,
             )
+        if channel.mode not in MODES:
+            raise AlertError(
+                f"mode must be digest or immediate, not {channel.mode!r}", channel=channel.name
+            )
         self.name = channel.name
         self._channel = channel
         self._factory = smtp_factory
@@ -65,6 +70,7 @@ class EmailNotifier:
         return [tuple(deals)]
 
     def render(self, deals: Sequence[Deal]) -> list[EmailMessage]:
+        """The messages ``send`` delivers for ``deals``."""
         return [
             render_email_digest(
                 batch,
@@ -76,8 +82,11 @@ class EmailNotifier:
         ]
 
     def preview(self, deals: Sequence[Deal]) -> list[str]:
-        """What ``send`` would deliver, as the text of each message."""
-        return [message.as_string() for message in self.render(deals)]
+        """What ``send`` would deliver: each message's headers and its plain-text part."""
+        return [
+            f"To: {message['To']}\nSubject: {message['Subject']}\n\n{render_plain(batch)}"
+            for batch, message in zip(self.batches(deals), self.render(deals), strict=True)
+        ]
 
     def send(self, deals: Sequence[Deal]) -> None:
         """Deliver ``deals``; raise ``AlertError`` when the server is down or refuses."""
@@ -96,7 +105,9 @@ class EmailNotifier:
                 if channel.username:
                     smtp.login(channel.username, channel.password or "")
                 for message in messages:
-                    smtp.send_message(message)
+                    smtp.send_message(
+                        message, from_addr=channel.sender, to_addrs=list(channel.recipients)
+                    )
         except (smtplib.SMTPException, OSError) as exc:
             raise AlertError(
                 f"SMTP {channel.host}:{channel.port} failed: {_describe(exc)}", channel=self.name

@@ -35,6 +35,7 @@ ERROR_LIMIT = 2000
 
 
 def rule_channels(rule: AlertRule) -> Sequence[str]:
+    """The channels a rule names (the default ``channels_of``)."""
     return rule.channels
 
 
@@ -132,7 +133,8 @@ def save_claim(session: Session, channel: str) -> Claim:
 
     Rows already "sending" were claimed by a run that died before recording the outcome;
     they may have been delivered. They are claimed again, so at most that one in-flight
-    message can repeat; rows sent earlier are never touched.
+    message can repeat; rows sent earlier are never touched. This relies on the run lock:
+    two runs sending at once would each see the other's rows as stuck.
     """
     rows = session.scalars(
         select(AlertRow)
@@ -141,6 +143,8 @@ def save_claim(session: Session, channel: str) -> Claim:
         .with_for_update(skip_locked=True)
     ).all()
     in_flight = sum(1 for row in rows if row.status == SENDING)
+    # The commit below is the point of no return: from here on a crash leaves "sending"
+    # rows behind, never "pending" rows that were in fact delivered.
     for row in rows:
         row.status = SENDING
         row.attempts += 1

@@ -8,7 +8,7 @@ Lengths are counted in UTF-16 code units, as Discord counts them.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from alerts.format import format_discount, format_price, one_line, safe_url
 
@@ -37,6 +37,8 @@ def units(text: str) -> int:
 
 def escape_markdown(text: str) -> str:
     """Backslash-escape Markdown and put a zero-width space after every ``@``."""
+    # allowed_mentions already stops pings; breaking the text too keeps a forwarded or
+    # quoted copy of the message harmless.
     return _MARKDOWN.sub(r"\\\1", text).replace("@", "@" + _ZWSP)
 
 
@@ -58,9 +60,9 @@ def safe_text(text: str, limit: int) -> str:
     return clip(escape_markdown(one_line(text)), limit)
 
 
-def render_embed(deal: Deal) -> dict[str, object]:
+def render_embed(deal: Deal) -> dict[str, Any]:
     """One deal as one embed: title, link, reason, price, discount, SKU and thumbnail."""
-    embed: dict[str, object] = {
+    embed: dict[str, Any] = {
         "title": safe_text(deal.title, TITLE_LIMIT),
         "description": safe_text(deal.reason, DESCRIPTION_LIMIT),
         "color": EMBED_COLOUR,
@@ -79,11 +81,11 @@ def render_embed(deal: Deal) -> dict[str, object]:
     return embed
 
 
-def _field(name: str, value: str) -> dict[str, object]:
+def _field(name: str, value: str) -> dict[str, Any]:
     return {"name": name, "value": safe_text(value, FIELD_VALUE_LIMIT), "inline": True}
 
 
-def embed_size(embed: dict[str, object]) -> int:
+def embed_size(embed: dict[str, Any]) -> int:
     """The characters Discord counts towards the 6000 per message (title, description, fields)."""
     size = units(str(embed.get("title", ""))) + units(str(embed.get("description", "")))
     fields = embed.get("fields", [])
@@ -110,7 +112,7 @@ def render_discord_batches(deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
     return batches
 
 
-def render_discord_payloads(deals: Sequence[Deal], *, username: str) -> list[dict[str, object]]:
+def render_discord_payloads(deals: Sequence[Deal], *, username: str) -> list[dict[str, Any]]:
     """The webhook JSON bodies for ``deals``, one per post, each within Discord's limits."""
     batches = render_discord_batches(deals)
     return [
@@ -125,8 +127,8 @@ def render_discord_payloads(deals: Sequence[Deal], *, username: str) -> list[dic
 
 
 def render_message(
-    content: str, embeds: Sequence[dict[str, object]], *, username: str
-) -> dict[str, object]:
+    content: str, embeds: Sequence[dict[str, Any]], *, username: str
+) -> dict[str, Any]:
     """A webhook body with ``content`` and ``embeds`` that can mention nobody."""
     return {
         "username": clip(one_line(username), USERNAME_LIMIT),

@@ -49,10 +49,10 @@ def render_plain(deals: Sequence[Deal]) -> str:
     """The text/plain part: one short block per deal."""
     blocks = [f"{len(deals)} deal(s) matched your alert rules.", ""]
     for deal in deals:
+        price = format_price(deal.landed_unit_price, deal.currency)
         blocks += [
             f"* {one_line(deal.title)}",
-            f"  {deal.sku_name} · {format_price(deal.landed_unit_price, deal.currency)} landed"
-            f" per unit · {format_discount(deal)}",
+            f"  {one_line(deal.sku_name)} · {price} landed per unit · {format_discount(deal)}",
             f"  {one_line(deal.reason)}",
             f"  {safe_url(deal.url) or '(no link)'}",
             "",
@@ -87,7 +87,7 @@ def _html_row(deal: Deal) -> str:
         else ""
     )
     cells = (
-        f"{thumb}{link}<br><small>{e(deal.sku_name)}</small>",
+        f"{thumb}{link}<br><small>{e(one_line(deal.sku_name))}</small>",
         e(format_price(deal.landed_unit_price, deal.currency)),
         e(format_discount(deal)),
         e(one_line(deal.reason)),

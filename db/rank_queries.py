@@ -8,18 +8,20 @@ Money is exact NUMERIC on PostgreSQL and REAL on SQLite; callers recompute shown
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Date, DateTime, Integer, Numeric, String, bindparam, column, text
+from sqlalchemy import Date, DateTime, Integer, Numeric, String, bindparam, text
 
 from ranking.score import DISCOUNT_WEIGHT, FULL_DISCOUNT, VALUE_WEIGHT
 from rigscout.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from sqlalchemy import RowMapping
     from sqlalchemy.orm import Session
     from sqlalchemy.sql.elements import TextClause
 
@@ -108,7 +110,7 @@ def load_baselines(session: Session, market: MarketQuery) -> dict[str, BaselineR
     """Per-SKU market baseline: weighted median, quartiles and counts of landed unit prices."""
     sql = f"WITH {_market_ctes(session, market)} SELECT * FROM baseline"
     params = {**_market_params(market), **_fx_params(market.fx_rates)}
-    stmt = _typed(text(sql), _bind_types(market)).columns(*_baseline_columns())
+    stmt = _typed(text(sql), _bind_types(market)).columns(**_baseline_columns())
     rows = session.execute(stmt, params).mappings()
     return {r["sku"]: _baseline(r) for r in rows}
 
@@ -126,7 +128,7 @@ def load_rank_rows(session: Session, query: RankQuery) -> list[RankRow]:
         "f_max_price": query.max_price,
         "limit": max(query.limit, 0),
     }
-    stmt = _typed(text(sql), _bind_types(query.market)).columns(*_rank_columns())
+    stmt = _typed(text(sql), _bind_types(query.market)).columns(**_rank_columns())
     return [_rank_row(r) for r in session.execute(stmt, params).mappings()]
 
 
@@ -161,7 +163,7 @@ def load_skip_counts(session: Session, query: RankQuery) -> dict[str, int]:
 
 
 def _market_ctes(session: Session, market: MarketQuery) -> str:
-    """fx, cur (active listings at their latest observation), sold, active, their stats, baseline."""
+    """fx, cur (active listings at their latest price), sold, asking, their stats, baseline."""
     dialect = session.get_bind().dialect.name
     landed = "(1.0 * (o.price + COALESCE(o.shipping, 0)) / l.quantity) * fx.rate"
     sale_landed = "(1.0 * (s.price + COALESCE(s.shipping, 0)) / l.quantity) * fx.rate"
@@ -249,7 +251,7 @@ def _rank_sql(session: Session, query: RankQuery) -> str:
     ),
     cand AS (
       SELECT c.id, c.sku, sp.category, c.buying_format, c.landed,
-             sp.capability / ({value_price}) AS value,
+             sp.capability / ({value_price}) AS vpm,
              b.median AS b_median, b.q1 AS b_q1, b.q3 AS b_q3, b.n AS b_n,
              b.upper_n AS b_upper_n, b.presumed_n AS b_presumed_n, b.source AS b_source,
              CASE WHEN inc.n = inc.n_valued THEN inc.value END AS inc_value,
@@ -264,21 +266,21 @@ def _rank_sql(session: Session, query: RankQuery) -> str:
     ),
     scored AS (
       SELECT cand.*,
-             CUME_DIST() OVER (PARTITION BY category, {side} ORDER BY value) AS pct,
-             RANK() OVER (PARTITION BY category, {side} ORDER BY value DESC) AS vrank,
+             CUME_DIST() OVER (PARTITION BY category, {side} ORDER BY vpm) AS pct,
+             RANK() OVER (PARTITION BY category, {side} ORDER BY vpm DESC) AS vrank,
              COUNT(*) OVER (PARTITION BY category, {side}) AS group_n,
              CASE WHEN base > 0 THEN 1 - landed / base END AS discount
       FROM cand
     ),
-    top AS (
+    best AS (
       SELECT scored.*, {_score_sql()} AS score FROM scored
       WHERE {_filters(query)}
       ORDER BY {order} LIMIT :limit
     )
-    SELECT top.*, l.item_id, l.marketplace, l.title, l.url, l.kind, l.quantity, l.end_time,
+    SELECT best.*, l.item_id, l.marketplace, l.title, l.url, l.kind, l.quantity, l.end_time,
            l.image_url, o.price, o.shipping, o.currency
-    FROM top
-    JOIN listings l ON l.id = top.id
+    FROM best
+    JOIN listings l ON l.id = best.id
     JOIN observations o ON o.id = (
       SELECT o2.id FROM observations o2 WHERE o2.listing_id = l.id
       ORDER BY o2.observed_at DESC, o2.id DESC LIMIT 1)
@@ -287,7 +289,10 @@ def _rank_sql(session: Session, query: RankQuery) -> str:
 
 def _score_sql() -> str:
     part = f"discount / {FULL_DISCOUNT}"
-    clamped = f"CASE WHEN discount IS NULL THEN 0 WHEN {part} > 1 THEN 1 WHEN {part} < -1 THEN -1 ELSE {part} END"
+    clamped = (
+        f"CASE WHEN discount IS NULL THEN 0 WHEN {part} > 1 THEN 1"
+        f" WHEN {part} < -1 THEN -1 ELSE {part} END"
+    )
     return f"100 * ({DISCOUNT_WEIGHT} * ({clamped}) + {VALUE_WEIGHT} * pct)"
 
 
@@ -311,8 +316,8 @@ def _filters(query: RankQuery) -> str:
 def _seller_ok(query: RankQuery, alias: str = "l") -> str:
     pct = _number(query.min_seller_positive_pct)
     return (
-        f"(:min_fb <= 0 OR {alias}.seller_feedback >= :min_fb)"
-        f" AND ({pct} <= 0 OR {alias}.seller_positive_pct >= {pct})"
+        f"(:min_fb <= 0 OR COALESCE({alias}.seller_feedback, -1) >= :min_fb)"
+        f" AND ({pct} <= 0 OR COALESCE({alias}.seller_positive_pct, -1) >= {pct})"
     )
 
 
@@ -433,34 +438,29 @@ def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _baseline_columns() -> list[Any]:
-    return [
-        column("median", Numeric(14, 4)),
-        column("q1", Numeric(14, 4)),
-        column("q3", Numeric(14, 4)),
-    ]
+def _baseline_columns() -> dict[str, Any]:
+    return {"median": Numeric(14, 4), "q1": Numeric(14, 4), "q3": Numeric(14, 4)}
 
 
-def _rank_columns() -> list[Any]:
-    return [
-        *_baseline_columns(),
-        column("b_median", Numeric(14, 4)),
-        column("b_q1", Numeric(14, 4)),
-        column("b_q3", Numeric(14, 4)),
-        column("inc_value", Numeric(14, 4)),
-        column("price", Numeric(14, 2)),
-        column("shipping", Numeric(14, 2)),
-        column("end_time", DateTime(timezone=True)),
-        column("quantity", Integer()),
-        column("currency", String()),
-    ]
+def _rank_columns() -> dict[str, Any]:
+    return {
+        "b_median": Numeric(14, 4),
+        "b_q1": Numeric(14, 4),
+        "b_q3": Numeric(14, 4),
+        "inc_value": Numeric(14, 4),
+        "price": Numeric(14, 2),
+        "shipping": Numeric(14, 2),
+        "end_time": DateTime(timezone=True),
+        "quantity": Integer(),
+        "currency": String(),
+    }
 
 
 def _money(value: Any) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.01"))
 
 
-def _baseline(r: Mapping[str, Any], prefix: str = "") -> BaselineRow:
+def _baseline(r: RowMapping, prefix: str = "") -> BaselineRow:
     return BaselineRow(
         sku=str(r["sku"]),
         median=_money(r[prefix + "median"]),
@@ -473,7 +473,7 @@ def _baseline(r: Mapping[str, Any], prefix: str = "") -> BaselineRow:
     )
 
 
-def _rank_row(r: Mapping[str, Any]) -> RankRow:
+def _rank_row(r: RowMapping) -> RankRow:
     end_time = r["end_time"]
     if end_time is not None and end_time.tzinfo is None:
         end_time = end_time.replace(tzinfo=UTC)
@@ -501,8 +501,3 @@ def _rank_row(r: Mapping[str, Any]) -> RankRow:
         group_size=int(r["group_n"]),
         score=float(r["score"]),
     )
-
-
-def as_date(moment: datetime) -> date:
-    """The UTC calendar day of ``moment`` (sales are dated by day)."""
-    return _utc(moment).date()

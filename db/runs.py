@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from sqlalchemy import CursorResult
     from sqlalchemy.orm import Session
 
-# A daily run takes minutes; one still "running" after this long has died.
+# A daily run takes minutes; one still "running" after this long has surely died.
 STALE_AFTER = timedelta(hours=3)
 
 
@@ -47,12 +47,28 @@ class RunSummary:
     status: str
     started_at: datetime
     finished_at: datetime | None
-    counts: RunCounts
+    searches: int
+    requests: int
+    listings_seen: int
+    listings_new: int
+    observations_new: int
+    alerts_sent: int
     errors: tuple[dict[str, object], ...]
 
     @property
     def duration(self) -> timedelta | None:
         return None if self.finished_at is None else self.finished_at - self.started_at
+
+    @property
+    def counts(self) -> RunCounts:
+        return RunCounts(
+            searches=self.searches,
+            requests=self.requests,
+            listings_seen=self.listings_seen,
+            listings_new=self.listings_new,
+            observations_new=self.observations_new,
+            alerts_sent=self.alerts_sent,
+        )
 
 
 def start_run(session: Session, *, source: str, now: datetime) -> int:
@@ -95,11 +111,13 @@ def load_runs(session: Session, limit: int = 20) -> list[RunSummary]:
 
 
 def save_interrupted_runs(
-    session: Session, now: datetime, *, stale_after: timedelta = STALE_AFTER
+    session: Session, now: datetime, *, stale_after: timedelta = timedelta(0)
 ) -> int:
-    """Mark runs still "running" that started ``stale_after`` before ``now`` as "interrupted".
+    """Mark runs still "running" that started ``stale_after`` or more before ``now`` "interrupted".
 
-    Returns how many were marked, and commits. Pass ``timedelta(0)`` when holding the run lock.
+    Returns how many were marked, and commits. The default suits a run holding the run lock,
+    for which no other run can be alive; lock-free workers pass ``stale_after=STALE_AFTER``.
+    A run wrongly marked gets its real status back from ``finish_run``.
     """
     result = session.execute(
         update(RunRow)
@@ -124,13 +142,11 @@ def _summary(row: RunRow) -> RunSummary:
         status=row.status,
         started_at=row.started_at,
         finished_at=row.finished_at,
-        counts=RunCounts(
-            searches=row.searches,
-            requests=row.requests,
-            listings_seen=row.listings_seen,
-            listings_new=row.listings_new,
-            observations_new=row.observations_new,
-            alerts_sent=row.alerts_sent,
-        ),
+        searches=row.searches,
+        requests=row.requests,
+        listings_seen=row.listings_seen,
+        listings_new=row.listings_new,
+        observations_new=row.observations_new,
+        alerts_sent=row.alerts_sent,
         errors=tuple(row.errors or ()),
     )

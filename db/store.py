@@ -21,8 +21,8 @@ from rigscout.errors import StoreError
 from rigscout.models import BuyingFormat
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterator, Sequence
-    from datetime import datetime
+    from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+    from datetime import date, datetime
 
     from sqlalchemy import Select, Table
     from sqlalchemy.orm import Session
@@ -33,6 +33,7 @@ CHUNK = 2000
 CENT = Decimal("0.01")
 IMPORT_SOURCES = ("import", "terapeak")
 _NORMALIZED_COLUMNS = ("sku", "category", "kind", "quantity", "includes", "confidence")
+_OBSERVED_COLUMNS = ("price", "price_max", "shipping", "currency", "bids", "status")
 _REPLACED_COLUMNS = ("title", "url", "buying_format", "currency", "status", "last_seen")
 # A page that omits these (sold pages show no seller) must not erase what another page showed.
 _KEPT_COLUMNS = (
@@ -48,6 +49,18 @@ _KEPT_COLUMNS = (
 
 _Key = tuple[str, str]  # (marketplace, item_id)
 _PriceKey = tuple[Decimal, Decimal | None, Decimal | None, str, int | None, str]
+
+_LATEST = aliased(ObservationRow, name="latest")
+_NEWER = aliased(ObservationRow, name="newer")
+# The id of a listing's newest observation, by time and then by insertion order.
+_LATEST_ID = (
+    select(_NEWER.id)
+    .where(_NEWER.listing_id == ListingRow.id)
+    .order_by(_NEWER.observed_at.desc(), _NEWER.id.desc())
+    .limit(1)
+    .correlate(ListingRow)
+    .scalar_subquery()
+)
 
 LISTINGS: Table = ListingRow.__table__  # type: ignore[assignment]
 OBSERVATIONS: Table = ObservationRow.__table__  # type: ignore[assignment]
@@ -128,7 +141,7 @@ def load_known_item_ids(session: Session, items: Sequence[Listing]) -> set[str]:
         item.item_id
         for item in items
         if (found := stored.get((item.marketplace, item.item_id))) is not None
-        and found.latest == _price_key(item)
+        and found.latest == _price_key(_observed(item))
     }
 
 
@@ -148,15 +161,7 @@ def save_ended(session: Session, *, now: datetime) -> int:
     _set_status(session, presumed_ids, "presumed_sold")
     _set_status(session, {row.id for row in rows} - presumed_ids, "ended")
     sales = [
-        {
-            "listing_id": row.id,
-            "sold_date": row.end_time.date(),
-            "price": row.price,
-            "shipping": row.shipping,
-            "currency": row.currency,
-            "best_offer_accepted": False,
-            "source": "presumed",
-        }
+        _sale_values(row.id, row.end_time.date(), row._mapping, best_offer=False, source="presumed")
         for row in presumed
         if row.sale_id is None
     ]
@@ -180,8 +185,8 @@ def save_normalization(session: Session, normalize: Callable[[str], Normalized])
         wanted = cache[title]
         if any(row[name] != value for name, value in wanted.items()):
             changes.append({"row_id": row["id"], **wanted})
-    for chunk in _chunks(changes):
-        session.execute(update(LISTINGS).where(LISTINGS.c.id == bindparam("row_id")), chunk)
+    if changes:
+        session.execute(update(LISTINGS).where(LISTINGS.c.id == bindparam("row_id")), changes)
     _expire_listings(session)
     return len(changes)
 
@@ -214,13 +219,14 @@ def _save(
     session.flush()
     stored = _load_stored(session, batch.keys())
     ids = _upsert_listings(session, batch, search=search, now=now)
+    seen_now = {key: _observed(listing) for key, (listing, _) in batch.items()}
     observations = [
-        _observation_values(listing, ids[key], run_id=run_id, now=now)
-        for key, (listing, _) in batch.items()
-        if key not in stored or stored[key].latest != _price_key(listing)
+        {"listing_id": ids[key], "run_id": run_id, "observed_at": now, **seen}
+        for key, seen in seen_now.items()
+        if key not in stored or stored[key].latest != _price_key(seen)
     ]
-    for chunk in _chunks(observations):
-        session.execute(insert(OBSERVATIONS), chunk)
+    if observations:
+        session.execute(insert(OBSERVATIONS), observations)
     sales = _new_sales(batch, ids, stored, sale_source)
     _upsert_sales(session, sales)
     _expire_listings(session)
@@ -235,70 +241,31 @@ def _load_stored(session: Session, keys: Collection[_Key]) -> dict[_Key, _Stored
     for marketplace, item_ids in by_marketplace.items():
         for chunk in _chunks(item_ids):
             for row in session.execute(_stored_query(marketplace, chunk)):
-                latest = None if row.currency is None else _row_price_key(row)
+                latest = None if row.currency is None else _price_key(row._mapping)
                 stored[(marketplace, row.item_id)] = _Stored(row.id, latest, row.sale_source)
     return stored
 
 
 def _stored_query(marketplace: str, item_ids: Sequence[str]) -> Select[Any]:
-    latest = _latest_observation()
-    return (
-        select(
-            ListingRow.id,
-            ListingRow.item_id,
-            *_observed_columns(latest),
-            SaleRow.source.label("sale_source"),
-        )
-        .select_from(ListingRow)
-        .outerjoin(latest, latest.id == _latest_observation_id())
-        .outerjoin(SaleRow, SaleRow.listing_id == ListingRow.id)
-        .where(ListingRow.marketplace == marketplace, ListingRow.item_id.in_(item_ids))
-    )
+    return _with_latest(
+        ListingRow.id, ListingRow.item_id, SaleRow.source.label("sale_source")
+    ).where(ListingRow.marketplace == marketplace, ListingRow.item_id.in_(item_ids))
 
 
 def _ended_query(now: datetime) -> Select[Any]:
-    latest = _latest_observation()
+    return _with_latest(
+        ListingRow.id, ListingRow.buying_format, ListingRow.end_time, SaleRow.id.label("sale_id")
+    ).where(ListingRow.status == "active", ListingRow.end_time < now)
+
+
+def _with_latest(*columns: Any) -> Select[Any]:
+    """``columns`` of listings joined to their newest observation and to their sale, if any."""
     return (
-        select(
-            ListingRow.id,
-            ListingRow.buying_format,
-            ListingRow.end_time,
-            *_observed_columns(latest),
-            SaleRow.id.label("sale_id"),
-        )
+        select(*columns, *(getattr(_LATEST, name) for name in _OBSERVED_COLUMNS))
         .select_from(ListingRow)
-        .outerjoin(latest, latest.id == _latest_observation_id())
+        .outerjoin(_LATEST, _LATEST.id == _LATEST_ID)
         .outerjoin(SaleRow, SaleRow.listing_id == ListingRow.id)
-        .where(ListingRow.status == "active", ListingRow.end_time < now)
     )
-
-
-def _latest_observation() -> Any:
-    return aliased(ObservationRow, name="latest")
-
-
-def _latest_observation_id() -> Any:
-    """The id of the listing's newest observation (by time, then insertion order)."""
-    inner = aliased(ObservationRow, name="newer")
-    return (
-        select(inner.id)
-        .where(inner.listing_id == ListingRow.id)
-        .order_by(inner.observed_at.desc(), inner.id.desc())
-        .limit(1)
-        .correlate(ListingRow)
-        .scalar_subquery()
-    )
-
-
-def _observed_columns(latest: Any) -> list[Any]:
-    return [
-        latest.price,
-        latest.price_max,
-        latest.shipping,
-        latest.currency,
-        latest.bids,
-        latest.status,
-    ]
 
 
 def _upsert_listings(
@@ -316,12 +283,10 @@ def _upsert_listings(
         | {name: func.coalesce(new[name], LISTINGS.c[name]) for name in _KEPT_COLUMNS}
         | {"search": func.coalesce(LISTINGS.c.search, new.search)},
     ).returning(LISTINGS.c.id, LISTINGS.c.marketplace, LISTINGS.c.item_id)
-    values = [_listing_values(listing, norm, search, now) for listing, norm in batch.values()]
-    ids: dict[_Key, int] = {}
-    for chunk in _chunks(values):
-        for row in session.execute(upsert, chunk):
-            ids[(row.marketplace, row.item_id)] = row.id
-    return ids
+    # Rows are written in key order so two workers saving overlapping batches on PostgreSQL
+    # lock them in the same order and cannot deadlock.
+    values = [_listing_values(*batch[key], search, now) for key in sorted(batch)]
+    return {(row.marketplace, row.item_id): row.id for row in session.execute(upsert, values)}
 
 
 def _new_sales(
@@ -337,17 +302,15 @@ def _new_sales(
         existing = stored[key].sale_source if key in stored else None
         if existing is None or existing == "presumed":
             sales.append(
-                {
-                    "listing_id": ids[key],
-                    "sold_date": listing.sold_date,
-                    "price": listing.price,
-                    "shipping": listing.shipping,
-                    "currency": listing.currency,
-                    "best_offer_accepted": listing.best_offer_accepted,
-                    "source": source,
-                }
+                _sale_values(
+                    ids[key],
+                    listing.sold_date,
+                    _observed(listing),
+                    best_offer=listing.best_offer_accepted,
+                    source=source,
+                )
             )
-    return sales
+    return sorted(sales, key=lambda sale: int(sale["listing_id"]))
 
 
 def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
@@ -360,8 +323,7 @@ def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
         set_={name: stmt.excluded[name] for name in sales[0] if name != "listing_id"},
         where=SALES.c.source == "presumed",
     )
-    for chunk in _chunks(sales):
-        session.execute(upsert, chunk)
+    session.execute(upsert, sales)
 
 
 def _set_status(session: Session, listing_ids: set[int], status: str) -> None:
@@ -406,13 +368,9 @@ def _listing_values(
     }
 
 
-def _observation_values(
-    listing: Listing, listing_id: int, *, run_id: int | None, now: datetime
-) -> dict[str, Any]:
+def _observed(listing: Listing) -> dict[str, Any]:
+    """The fields of an observation; a change in any of them is worth a new one."""
     return {
-        "listing_id": listing_id,
-        "run_id": run_id,
-        "observed_at": now,
         "price": listing.price,
         "price_max": listing.price_max,
         "shipping": listing.shipping,
@@ -422,29 +380,32 @@ def _observation_values(
     }
 
 
+def _sale_values(
+    listing_id: int, sold_date: date, seen: Mapping[Any, Any], *, best_offer: bool, source: str
+) -> dict[str, Any]:
+    return {
+        "listing_id": listing_id,
+        "sold_date": sold_date,
+        "price": seen["price"],
+        "shipping": seen["shipping"],
+        "currency": seen["currency"],
+        "best_offer_accepted": best_offer,
+        "source": source,
+    }
+
+
 def _status(listing: Listing) -> str:
     return "sold" if listing.sold else "active"
 
 
-def _price_key(listing: Listing) -> _PriceKey:
+def _price_key(seen: Mapping[Any, Any]) -> _PriceKey:
     return (
-        listing.price.quantize(CENT),
-        _cents(listing.price_max),
-        _cents(listing.shipping),
-        listing.currency,
-        listing.bids,
-        _status(listing),
-    )
-
-
-def _row_price_key(row: Any) -> _PriceKey:
-    return (
-        row.price.quantize(CENT),
-        _cents(row.price_max),
-        _cents(row.shipping),
-        row.currency,
-        row.bids,
-        row.status,
+        seen["price"].quantize(CENT),
+        _cents(seen["price_max"]),
+        _cents(seen["shipping"]),
+        seen["currency"],
+        seen["bids"],
+        seen["status"],
     )
 
 

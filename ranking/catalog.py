@@ -184,7 +184,9 @@ def _checked(sku: Sku, where: str) -> Sku:
         if sku.gpu_slots is None or sku.gpu_form_factor is None:
             problems.append("a server or board needs gpu_slots and gpu_form_factor")
         if sku.interconnect not in INTERCONNECTS:
-            problems.append(f"interconnect {sku.interconnect!r} is not one of {sorted(INTERCONNECTS)}")
+            problems.append(
+                f"interconnect {sku.interconnect!r} is not one of {sorted(INTERCONNECTS)}"
+            )
     if problems:
         raise NormalizeError(f"{where} ({sku.sku}): " + "; ".join(problems))
     return sku

@@ -19,7 +19,7 @@ CENT = Decimal("0.01")
 
 @dataclass(frozen=True, slots=True)
 class Landed:
-    """What one unit costs delivered. ``shipping_known`` False: the price alone, shipping unknown."""
+    """What one unit costs delivered; ``shipping_known`` False: the price alone."""
 
     unit_price: Decimal
     currency: str

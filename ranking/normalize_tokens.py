@@ -49,17 +49,24 @@ def compact(phrase: str) -> str:
 
 
 # one compiled phrase: the tokens after the first, whether each must be glued to the one
-# before it, and what a match means
-_Entry = tuple[tuple[str, ...], tuple[bool, ...], str, str]
+# before it, what a match means, and whether it must stand alone as a word
+_Entry = tuple[tuple[str, ...], tuple[bool, ...], str, str, bool]
 
 
 class PhraseIndex:
-    """Phrases keyed by their first token, longest first, for greedy matching."""
+    """Phrases keyed by their first token, longest first, for greedy matching.
 
-    def __init__(self) -> None:
+    A bounded phrase (a model name) must not be glued to the text around it, so the "A10"
+    inside "ZT-P10610A-10L" or the "P4" of "04G-P4-3966" is not a match. ``left_ok`` and
+    ``right_ok`` list neighbours it may touch anyway ("RTX3090", "V100-SXM2").
+    """
+
+    def __init__(self, left_ok: frozenset[str] = frozenset(), right_ok: frozenset[str] = frozenset()) -> None:
         self._by_first: dict[str, list[_Entry]] = {}
+        self._left_ok = left_ok
+        self._right_ok = right_ok
 
-    def add(self, phrase: str, kind: str, value: str) -> None:
+    def add(self, phrase: str, kind: str, value: str, *, bounded: bool = False) -> None:
         tokens: list[str] = []
         tight: list[bool] = []
         for word in phrase.lower().split():
@@ -69,7 +76,7 @@ class PhraseIndex:
         if not tokens:
             return
         entries = self._by_first.setdefault(tokens[0], [])
-        entries.append((tuple(tokens[1:]), tuple(tight[1:]), kind, value))
+        entries.append((tuple(tokens[1:]), tuple(tight[1:]), kind, value, bounded))
         entries.sort(key=lambda entry: -len(entry[0]))
 
     def scan(self, tokens: Tokens) -> list[Match]:
@@ -81,9 +88,13 @@ class PhraseIndex:
         while i < count:
             entries = by_first.get(words[i])
             if entries is not None:
-                for rest, tight, kind, value in entries:
+                for rest, tight, kind, value, bounded in entries:
                     end = i + 1 + len(rest)
-                    if end <= count and _fits(words, seps, i + 1, rest, tight):
+                    if (
+                        end <= count
+                        and _fits(words, seps, i + 1, rest, tight)
+                        and (not bounded or self._alone(words, seps, i, end))
+                    ):
                         found.append(Match(kind, value, i, end))
                         i = end - 1
                         break
@@ -91,8 +102,21 @@ class PhraseIndex:
         return found
 
 
+    def _alone(self, words: tuple[str, ...], seps: tuple[str, ...], start: int, end: int) -> bool:
+        if start > 0 and seps[start] in _TIGHT and words[start - 1] not in self._left_ok:
+            return False
+        if end >= len(words) or seps[end] not in _TIGHT or words[end] in self._right_ok:
+            return True
+        after = words[end]
+        return after.isdigit() and end + 1 < len(words) and words[end + 1] in self._right_ok
+
+
 def _fits(
-    words: tuple[str, ...], seps: tuple[str, ...], at: int, rest: tuple[str, ...], tight: tuple[bool, ...]
+    words: tuple[str, ...],
+    seps: tuple[str, ...],
+    at: int,
+    rest: tuple[str, ...],
+    tight: tuple[bool, ...],
 ) -> bool:
     for offset, token in enumerate(rest):
         if words[at + offset] != token or (tight[offset] and seps[at + offset] not in _TIGHT):

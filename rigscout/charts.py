@@ -6,7 +6,7 @@ read the data from the store. Nothing here shows a window (the Agg backend is us
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
@@ -18,10 +18,15 @@ import matplotlib.dates as mdates  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from ranking.profiles import load_profiles  # noqa: E402
+from ranking.value import score_sku_value  # noqa: E402
 from rigscout.export import ExportFilter, load_price_chunks  # noqa: E402
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+
+    from db.rank_queries import BaselineRow
+    from ranking.catalog import Sku
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +71,7 @@ def render_history_chart(history: pd.DataFrame, *, title: str, window: int = 7) 
                 label=f"sold, rolling median of {window}")
     ax.set_title(title)
     ax.set_ylabel(f"landed price per unit ({currency})")
-    ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m-%d"))
+    ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m-%d"))  # type: ignore[no-untyped-call]
     ax.grid(True, alpha=0.3)
     if history.empty:
         ax.text(0.5, 0.5, "no price history yet", ha="center", va="center",
@@ -95,3 +100,27 @@ def render_value_chart(points: Sequence[ValuePoint], *, metric: str, currency: s
     ax.margins(x=0.25)
     fig.tight_layout()
     return fig
+
+
+def score_value_points(
+    skus: Mapping[str, Sku], baselines: Mapping[str, BaselineRow], profile_name: str,
+    *, category: str | None = None,
+) -> tuple[list[ValuePoint], str]:
+    """Each SKU with a market price: what 1,000 units of currency buy under the profile."""
+    profiles = load_profiles()
+    profile = profiles.get(profile_name)
+    points = []
+    for sku_id, baseline in baselines.items():
+        sku = skus.get(sku_id)
+        if sku is None or baseline.median <= 0 or (category and sku.category.value != category):
+            continue
+        value = score_sku_value(sku, profile, profiles)
+        if not value.eligible or value.capability <= 0:
+            continue
+        marker = "" if baseline.source == "sold" else " (active)"
+        points.append(ValuePoint(
+            name=f"{sku.name}{marker}", price=float(baseline.median),
+            per_dollar=value.capability / float(baseline.median) * 1000,
+            category=sku.category.value,
+        ))
+    return points, f"{profile.name} capability ({profile.description})"

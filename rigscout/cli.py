@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from functools import wraps
 from pathlib import Path
@@ -24,6 +24,7 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from db.engine import open_engine
@@ -68,6 +69,10 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except (ConfigError, StoreError) as exc:
             click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+        except DBAPIError as exc:  # the database went away in the middle of a command
+            reason = str(exc.orig or exc).strip().splitlines()[0]
+            click.echo(f"Error: database error: {reason}", err=True)
             sys.exit(2)
         except RigscoutError as exc:
             click.echo(f"Error: {exc}", err=True)
@@ -249,8 +254,7 @@ def rank(
         rigscout rank --profile training --category gpu --limit 10
     """
     from ranking.rank import rank_deals
-    from rigscout.jobs import deal_json, load_skus
-    from rigscout.render import render_deals_table
+    from rigscout.jobs import deal_json, load_skus, print_deals
     from rigscout.wiring import utcnow
 
     settings = app.settings()
@@ -265,7 +269,7 @@ def rank(
         click.echo(json.dumps([deal_json(d) for d in deals], indent=2))
     else:
         title = "Parts and accessories" if include_parts else "Top deals"
-        app.console.print(render_deals_table(deals, now=utcnow(), title=title))
+        print_deals(app.console, deals, title=title)
 
 
 @cli.command()
@@ -371,14 +375,15 @@ def import_(app: AppContext, files: tuple[Path, ...]) -> None:
 
 
 def export_options(func: F) -> F:
-    for option in reversed([
+    options: list[Callable[[F], F]] = [
         click.option("--sku", "skus", multiple=True, help="Only this SKU (repeatable)."),
         click.option("--category", type=click.Choice(["gpu", "server", "board"])),
         click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="From this UTC day."),
         click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="To this UTC day, inclusive."),
         click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to this file instead of stdout."),
-    ]):
+    ]
+    for option in reversed(options):
         func = option(func)
     return func
 
@@ -465,6 +470,74 @@ def export_listings_cmd(
 
 
 @cli.group()
+def chart() -> None:
+    """PNG charts of price history and of performance per dollar."""
+
+
+@chart.command("history")
+@click.argument("skus", nargs=-1, required=True)
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="From this UTC day.")
+@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("."), show_default=True)
+@pass_app
+@handle_errors
+def chart_history(app: AppContext, skus: tuple[str, ...], since: Any, output_dir: Path) -> None:
+    """Sold prices (points), their rolling median (line) and the active-listing range, per SKU.
+
+    Example:
+
+        rigscout chart history nvidia-tesla-p40 nvidia-rtx-3090 -o charts/
+    """
+    from rigscout.charts import load_history, render_history_chart
+    from rigscout.jobs import load_skus
+
+    catalog = load_skus()
+    unknown = [s for s in skus if s not in catalog]
+    if unknown:
+        raise ConfigError(f"not catalog SKUs: {', '.join(unknown)} (see `rigscout catalog`)")
+    engine = open_store(app.settings())
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for sku in skus:
+        history = load_history(engine, sku, since=since.date() if since else None)
+        path = output_dir / f"history-{sku}.png"
+        render_history_chart(history, title=f"{catalog[sku].name}: landed price per unit").savefig(path)
+        click.echo(f"{path}: {len(history)} price points")
+
+
+@chart.command("value")
+@click.option("--profile", help="llm-inference, training or capacity (default from config).")
+@click.option("--category", type=click.Choice(["gpu", "server", "board"]), default="gpu",
+              show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("value.png"), show_default=True)
+@pass_app
+@handle_errors
+def chart_value(app: AppContext, profile: str | None, category: str, output: Path) -> None:
+    """Performance per dollar across SKUs at today's market price (sold median, else active).
+
+    Example:
+
+        rigscout chart value --profile training -o value-training.png
+    """
+    from ranking.market import load_market
+    from rigscout.charts import render_value_chart, score_value_points
+    from rigscout.jobs import load_skus
+    from rigscout.wiring import utcnow
+
+    settings = app.settings()
+    engine = open_store(settings)
+    with Session(engine) as session:
+        baselines = load_market(session, settings.rank, utcnow())
+    points, metric = score_value_points(
+        load_skus(), baselines, profile or settings.rank.profile, category=category
+    )
+    if not points:
+        raise ConfigError("no SKU has a market price yet: run `rigscout run` first")
+    render_value_chart(points, metric=metric, currency=settings.rank.currency).savefig(output)
+    click.echo(f"{output}: {len(points)} SKUs")
+
+
+@cli.group()
 def alerts() -> None:
     """Alert channels."""
 
@@ -479,15 +552,14 @@ def alerts_test(app: AppContext) -> None:
 
         RIGSCOUT_DISCORD_WEBHOOK=https://discord.com/api/webhooks/... rigscout alerts test
     """
-    from alerts.dispatch import send_test_message
-    from rigscout.wiring import build_notifiers
+    from alerts.dispatch import build_notifiers, send_test_message
 
     settings = app.settings()
     if not settings.alerts.channels:
         raise ConfigError("no alert channels configured ([alerts.channels.*] in the config file)")
     failed = 0
     with httpx.Client(timeout=30) as client:
-        for name, notifier in build_notifiers(settings, client).items():
+        for name, notifier in build_notifiers(settings.alerts.channels, client=client).items():
             try:
                 send_test_message(notifier)
                 click.echo(f"{name}: sent")
@@ -516,7 +588,7 @@ def runs(app: AppContext, limit: int, as_json: bool) -> None:
     with Session(engine) as session:
         recent = load_runs(session, limit=limit)
     if as_json:
-        click.echo(json.dumps([r.as_json() for r in recent], indent=2, default=str))
+        click.echo(json.dumps([asdict(r) for r in recent], indent=2, default=str))
     else:
         app.console.print(render_runs_table(recent))
 

@@ -316,7 +316,7 @@ def _channel(name: str, raw: dict[str, Any], environ: Mapping[str, str]) -> Chan
 
 def _alerts(raw: dict[str, Any], environ: Mapping[str, str]) -> AlertSettings:
     channels = {n: _channel(n, c, environ) for n, c in _table(raw, "channels").items()}
-    rules = []
+    rules: list[AlertRule] = []
     for r in _list(raw, "rule"):
         rule_channels = tuple(r.get("channels", list(channels)))
         missing = [c for c in rule_channels if c not in channels]

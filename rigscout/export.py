@@ -12,17 +12,31 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, Unpack
 
 import pandas as pd
-from sqlalchemy import DateTime, Select, cast, func, literal, select, type_coerce, union_all
+from sqlalchemy import (
+    ColumnElement,
+    DateTime,
+    Select,
+    SQLColumnExpression,
+    cast,
+    func,
+    literal,
+    select,
+    type_coerce,
+    union_all,
+)
 
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-FREQS = {"day": "D", "week": "W-MON", "month": "M"}
+AnySelect = Select[Unpack[tuple[Any, ...]]]
+
+# Weeks start on Monday (pandas names a weekly period by the day it ends).
+FREQS = {"day": "D", "week": "W-SUN", "month": "M"}
 PRICE_COLUMNS = ["sku", "period", "market", "currency", "count", "min", "median", "max"]
 CHUNK_ROWS = 50_000
 
@@ -35,14 +49,18 @@ class ExportFilter:
     until: date | None = None  # inclusive
 
 
-def _landed_cents(price: object, shipping: object, quantity: object) -> object:
-    return func.round((price + func.coalesce(shipping, 0)) * 100 / quantity)  # type: ignore[operator]
+def _landed_cents(
+    price: SQLColumnExpression[Any],
+    shipping: SQLColumnExpression[Any],
+    quantity: SQLColumnExpression[Any],
+) -> ColumnElement[Any]:
+    return func.round((price + func.coalesce(shipping, 0)) * 100 / quantity)
 
 
-def _price_points_query(engine: Engine, flt: ExportFilter) -> Select[tuple[object, ...]]:
+def _price_points_query(engine: Engine, flt: ExportFilter) -> AnySelect:
     pg = engine.dialect.name == "postgresql"
     # SQLite keeps dates as ISO text, which sorts like time; PostgreSQL needs a real cast.
-    sold_at = (
+    sold_at: ColumnElement[Any] = (
         cast(SaleRow.sold_date, DateTime(timezone=True))
         if pg
         else type_coerce(SaleRow.sold_date, DateTime())
@@ -62,27 +80,31 @@ def _price_points_query(engine: Engine, flt: ExportFilter) -> Select[tuple[objec
         ListingRow.sku, sold_at.label("at"), literal("sold").label("market"), SaleRow.currency,
         _landed_cents(SaleRow.price, SaleRow.shipping, ListingRow.quantity).label("cents"),
     ).join(ListingRow, ListingRow.id == SaleRow.listing_id)
-    parts = []
-    for part, column in ((active, ObservationRow.observed_at), (sold, SaleRow.sold_date)):
-        part = part.where(ListingRow.sku.is_not(None), ListingRow.kind == "item")
-        parts.append(_filtered(part, column, flt))
+    parts = [
+        _filtered(part.where(ListingRow.sku.is_not(None), ListingRow.kind == "item"), column, flt)
+        for part, column in (
+            (active, ObservationRow.observed_at.expression),
+            (sold, SaleRow.sold_date.expression),
+        )
+    ]
     union = union_all(*parts).subquery()
     return select(union).order_by(union.c.sku, union.c.at)
 
 
-def _filtered(
-    query: Select[tuple[object, ...]], column: object, flt: ExportFilter
-) -> Select[tuple[object, ...]]:
+def _filtered(query: AnySelect, column: ColumnElement[Any], flt: ExportFilter) -> AnySelect:
+    """Apply the filter; ``column`` is the row's time (a sale's date or an observation's time)."""
     if flt.skus:
         query = query.where(ListingRow.sku.in_(flt.skus))
     if flt.category:
         query = query.where(ListingRow.category == flt.category)
-    is_date = column is SaleRow.sold_date
+    is_date = column.compare(SaleRow.sold_date.expression)
     if flt.since:
-        query = query.where(column >= (flt.since if is_date else _start(flt.since)))  # type: ignore[operator]
+        query = query.where(column >= (flt.since if is_date else _start(flt.since)))
     if flt.until:
-        end = flt.until if is_date else _start(flt.until + timedelta(days=1))
-        query = query.where(column <= end if is_date else column < end)  # type: ignore[operator]
+        if is_date:
+            query = query.where(column <= flt.until)
+        else:
+            query = query.where(column < _start(flt.until + timedelta(days=1)))
     return query
 
 
@@ -125,7 +147,7 @@ def _aggregate(rows: pd.DataFrame) -> pd.DataFrame:
     grouped = rows.groupby(["sku", "period", "market", "currency"], sort=True)["cents"]
     out = grouped.agg(["count", "min", "median", "max"]).reset_index()
     for column in ("min", "median", "max"):
-        out[column] = [_money(c) for c in out[column]]
+        out[column] = out[column].map(_money)
     return out[PRICE_COLUMNS]
 
 
@@ -147,7 +169,7 @@ def export_prices(engine: Engine, out: TextIO, flt: ExportFilter, *, freq: str =
 
 def export_listings(engine: Engine, out: TextIO, flt: ExportFilter) -> int:
     """Write every observation with its listing's fields, in chunks; returns the row count."""
-    query = (
+    query: AnySelect = (
         select(
             ListingRow.marketplace, ListingRow.item_id, ListingRow.sku, ListingRow.category,
             ListingRow.kind, ListingRow.quantity, ObservationRow.observed_at,
@@ -158,7 +180,7 @@ def export_listings(engine: Engine, out: TextIO, flt: ExportFilter) -> int:
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .order_by(ObservationRow.id)
     )
-    query = _filtered(query, ObservationRow.observed_at, flt)
+    query = _filtered(query, ObservationRow.observed_at.expression, flt)
     rows = 0
     with engine.connect() as conn:
         conn = conn.execution_options(stream_results=True)

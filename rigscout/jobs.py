@@ -23,9 +23,9 @@ from ranking.normalize import Normalizer
 from rigscout.errors import ConfigError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
-from rigscout.render import render_deals_table, render_run_summary
+from rigscout.render import render_deal_reasons, render_deals_table, render_run_summary
+from alerts.dispatch import build_notifiers
 from rigscout.wiring import (
-    build_notifiers,
     normalizer_for,
     offline_collector,
     utcnow,
@@ -109,7 +109,7 @@ def run_job(
         report = run_daily(
             settings, plan, engine=engine, collector=collector,
             normalize=normalizer_for(Normalizer(load_catalog())), skus=load_skus(),
-            notifiers=build_notifiers(settings, client), now=utcnow, on_step=step,
+            notifiers=build_notifiers(settings.alerts.channels, client=client), now=utcnow, on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
     engine.dispose()
@@ -125,11 +125,20 @@ def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: b
     if report.alerts:
         for channel, error in report.alerts.failed.items():
             console.print(f"[red]ALERT CHANNEL FAILED[/red] {channel}: {error} (alerts kept pending)")
-        if dry_run:
-            for line in report.alerts.preview:
-                console.print(f"[dry run] would send: {line}", highlight=False)
+        for channel, lines in report.alerts.previews.items():
+            for line in lines:
+                console.print(f"[dry run] {channel} would send: {line}", highlight=False,
+                              markup=False)
+        for channel in report.alerts.unconfigured:
+            console.print(f"alerts queued for channel {channel!r}, which is not configured")
     if limit and report.deals:
-        console.print(render_deals_table(report.deals[:limit], now=utcnow()))
+        print_deals(console, report.deals[:limit])
+
+
+def print_deals(console: Console, deals: Sequence[Deal], *, title: str = "Top deals") -> None:
+    console.print(render_deals_table(deals, now=utcnow(), title=title))
+    for line in render_deal_reasons(deals):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def import_files(engine: Engine, files: Sequence[Path]) -> Iterator[tuple[Path, SaveCounts]]:

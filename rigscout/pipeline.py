@@ -259,8 +259,15 @@ def _alert(
 ) -> DispatchReport:
     matches = match_rules(deals, settings.alerts.rules, profile=plan.profile)
     if plan.dry_run:
+        # Queue the alerts inside a transaction that is rolled back: the preview is exactly
+        # what a real run would send, and nothing is recorded.
         with Session(engine) as session:
-            return send_pending(session, notifiers, now=now(), dry_run=True, preview=matches)
+            save_pending_alerts(
+                session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id
+            )
+            report = send_pending(session, notifiers, now=now(), dry_run=True)
+            session.rollback()
+            return report
     with Session(engine) as session, session.begin():
         save_pending_alerts(
             session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id

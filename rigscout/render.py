@@ -33,34 +33,37 @@ def render_time_left(end: datetime | None, now: datetime) -> str:
     return f"{days}d {hours}h" if days else f"{hours}h {rest // 60}m"
 
 
+def render_discount(discount: float | None) -> str:
+    if discount is None:
+        return "n/a"
+    return f"{discount:.0%} under" if discount >= 0 else f"{-discount:.0%} over"
+
+
 def render_deals_table(deals: Sequence[Deal], *, now: datetime, title: str = "Top deals") -> Table:
+    """One row per deal: what it is, its landed unit price, how it compares, its score."""
     table = Table(title=title, show_lines=False, expand=False)
     table.add_column("#", justify="right")
-    table.add_column("SKU")
-    table.add_column("Landed/unit", justify="right")
-    table.add_column("Qty", justify="right")
-    table.add_column("vs market", justify="right")
+    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=46)
+    table.add_column("Landed/unit", justify="right", no_wrap=True)
+    table.add_column("vs market", justify="right", no_wrap=True)
     table.add_column("Score", justify="right")
-    table.add_column("Why")
     for i, deal in enumerate(deals, 1):
         price = render_money(deal.landed_unit_price, deal.currency)
         if not deal.shipping_known:
-            price += " +ship?"
+            price += "+ship?"
         if deal.buying_format.value == "auction":
-            price += f" (bid, {render_time_left(deal.end_time, now)})"
-        discount = f"{deal.discount:+.0%}".replace("+", "−") if deal.discount is not None else "n/a"
-        if deal.discount is not None and deal.discount < 0:
-            discount = f"+{-deal.discount:.0%}"
+            price = f"bid {price} ({render_time_left(deal.end_time, now)})"
+        lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
         table.add_row(
-            str(i),
-            escape(deal.sku_name),
-            price,
-            str(deal.quantity),
-            discount,
-            f"{deal.score:.2f}",
-            escape(deal.reason),
+            str(i), escape(lot + deal.title), price, render_discount(deal.discount),
+            f"{deal.score:.0f}",
         )
     return table
+
+
+def render_deal_reasons(deals: Sequence[Deal]) -> list[str]:
+    """The sentence behind each deal, numbered like the table, with its link."""
+    return [f"{i}. {deal.reason}\n   {deal.url}" for i, deal in enumerate(deals, 1)]
 
 
 def render_run_summary(report: RunReport) -> Table:

@@ -7,7 +7,7 @@ notifiers); the pipeline itself receives them ready-made.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING
 import httpx
 from sqlalchemy.orm import Session
 
-from alerts.discord import DiscordNotifier
-from alerts.email import EmailNotifier
 from db.state import SessionStateStore
 from ranking.normalize import Normalizer
-from rigscout.config import DiscordChannel, Settings
+from rigscout.config import Settings
 from rigscout.models import Listing, Mode, Normalized, SavedSearch
 from rigscout.pipeline import CollectedSearch, Collector
 from scraper.browse import BrowseClient
@@ -30,8 +28,7 @@ from scraper.offline import offline_page_source
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from alerts.dispatch import Notifier
-    from scraper.collect import FetchedPage
+    from scraper.collect import FetchedPage, PageSource
 
 
 def utcnow() -> datetime:
@@ -46,7 +43,7 @@ def normalizer_for(normalizer: Normalizer) -> Callable[[Listing], Normalized]:
 
 
 def _page_collector(
-    source: Callable[[SavedSearch, Mode, int], FetchedPage],
+    source: PageSource,
     max_pages: int,
     requests: Callable[[], int],
 ) -> Collector:
@@ -67,10 +64,12 @@ def offline_collector(directory: Path, settings: Settings) -> Collector:
     """Replays saved pages from ``directory`` through the same parse/normalize/save path."""
     pages = 0
 
-    def counted(search: SavedSearch, mode: Mode, page: int) -> FetchedPage:
+    read = offline_page_source(directory)
+
+    def counted(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
         nonlocal pages
-        fetched = offline_page_source(directory)(search, mode, page)
-        pages += 1
+        fetched = read(search, mode, page)
+        pages += fetched is not None
         return fetched
 
     return _page_collector(counted, settings.collector.max_pages, lambda: pages)
@@ -108,17 +107,3 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
             yield collect
 
 
-def build_notifiers(settings: Settings, client: httpx.Client) -> dict[str, Notifier]:
-    notifiers: dict[str, Notifier] = {}
-    for name, channel in settings.alerts.channels.items():
-        if isinstance(channel, DiscordChannel):
-            notifiers[name] = DiscordNotifier(channel, client)
-        else:
-            notifiers[name] = EmailNotifier(channel)
-    return notifiers
-
-
-def catalog_skus() -> Mapping[str, object]:
-    from ranking.catalog import load_catalog
-
-    return {s.sku: s for s in load_catalog()}

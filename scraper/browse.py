@@ -35,7 +35,7 @@ SEARCH_PATH = "/buy/browse/v1/item_summary/search"
 SCOPE = "https://api.ebay.com/oauth/api_scope"
 PAGE_LIMIT = 200
 RESULT_CAP = 10_000  # eBay pages through at most this many results of one search
-TOKEN_MARGIN = timedelta(minutes=5)
+TOKEN_MARGIN = timedelta(minutes=5)  # tokens are reused from the database: minting is capped
 PACIFIC = ZoneInfo("America/Los_Angeles")
 RETRIES = 3
 BACKOFF = 2.0
@@ -57,7 +57,8 @@ CONDITION_IDS = {
     "used": "2000|2010|2020|2030|2500|2750|3000|4000|5000|6000",
     "for_parts": "7000",
 }
-# Browse returns only listings with a Buy It Now price unless asked (item_summary/search docs)
+# Browse returns only listings with a Buy It Now price unless auctions are asked for:
+# https://developer.ebay.com/api-docs/buy/browse/resources/item_summary/methods/search
 BUYING_OPTIONS = {"all": "AUCTION|FIXED_PRICE", "auction": "AUCTION", "buy_it_now": "FIXED_PRICE"}
 
 

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rigscout.errors import CollectError, FetchError
 from rigscout.models import Mode, SavedSearch
 from scraper.parse import parse_search_page
 from scraper.urls import build_search_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from rigscout.models import Listing
     from scraper.http import PoliteFetcher
@@ -59,11 +59,13 @@ def collect_search(
     fetch_page: PageSource,
     is_known: Callable[[Sequence[Listing]], set[str]],
     max_pages: int,
+    now: datetime | None = None,
 ) -> SearchResult:
     """Fetch and parse pages 1..``max_pages`` of ``search`` until nothing new is left.
 
-    ``is_known`` answers which of the given listings are already stored unchanged.
-    Errors propagate as CollectError subclasses naming the search and the page URL.
+    ``is_known`` answers which of the given listings are already stored unchanged; ``now``
+    lets the parser turn auction countdowns into end times. Errors propagate as
+    CollectError subclasses naming the search and the page URL; nothing is returned then.
     """
     seen: dict[str, Listing] = {}
     pages = 0
@@ -73,14 +75,21 @@ def collect_search(
         if fetched is None:
             stopped = "last-page"
             break
-        page = _parse(fetched, search)
+        page = parse_search_page(
+            fetched.html,
+            url=fetched.url,
+            marketplace=search.marketplace,
+            search=search.name,
+            now=now,
+        )
         pages += 1
         for listing in page.listings:
             seen.setdefault(listing.item_id, listing)
-        stopped = _stop_reason(page, is_known)
-        if stopped:
+        reason = _stop_reason(page, is_known)
+        if reason:
+            stopped = reason
             break
-    return SearchResult(search.name, mode, tuple(seen.values()), pages, stopped or "max-pages")
+    return SearchResult(search.name, mode, tuple(seen.values()), pages, stopped)
 
 
 def _stop_reason(page: SearchPage, is_known: Callable[[Sequence[Listing]], set[str]]) -> str:
@@ -92,27 +101,6 @@ def _stop_reason(page: SearchPage, is_known: Callable[[Sequence[Listing]], set[s
     if not page.listings or not page.has_next:
         return "last-page"
     return ""
-
-
-def _parse(fetched: FetchedPage, search: SavedSearch) -> SearchPage:
-    try:
-        return parse_search_page(
-            fetched.html, url=fetched.url, marketplace=search.marketplace, search=search.name
-        )
-    except CollectError as exc:
-        if exc.search and exc.url:
-            raise
-        raise _with_context(exc, search.name, fetched.url) from exc
-
-
-def _with_context(exc: CollectError, search: str, url: str) -> CollectError:
-    """The same kind of error, naming the search and URL the parser did not know."""
-    message = str(exc.args[0]) if exc.args else type(exc).__name__
-    if isinstance(exc, FetchError):
-        return FetchError(
-            message, url=exc.url or url, search=exc.search or search, status=exc.status
-        )
-    return type(exc)(message, url=exc.url or url, search=exc.search or search)
 
 
 def web_page_source(fetcher: PoliteFetcher, *, base_url: str | None) -> PageSource:

@@ -1,7 +1,8 @@
 """Polite HTTP fetching of eBay pages: rate limit with jitter, concurrency cap, retries.
 
 Settings (``[collector]``): ``requests_per_second``, ``jitter``, ``concurrency``, ``timeout``,
-``retries``, ``backoff`` and ``max_total_seconds``; ``user_agent`` is sent as is.
+``retries`` with exponential ``backoff`` on 429/5xx/timeouts (Retry-After wins), and
+``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from rigscout.errors import BlockedError, FetchError
+from rigscout.errors import BlockedError, ConfigError, FetchError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,7 +45,8 @@ class PoliteFetcher:
 
     Every request (retries included) waits its turn under one rate limit: consecutive
     starts are at least ``1 / requests_per_second`` apart, plus up to ``jitter`` of that
-    interval at random. ``requests`` counts the HTTP requests sent.
+    interval at random, and a 429 holds back every caller until its Retry-After passes.
+    At most ``concurrency`` requests are in flight. ``requests`` counts requests sent.
     """
 
     def __init__(
@@ -66,6 +68,10 @@ class PoliteFetcher:
         self._slots = threading.BoundedSemaphore(max(1, settings.concurrency))
         self._next_start: float | None = None
         self._deadline = clock() + settings.max_total_seconds
+        if settings.requests_per_second <= 0 or settings.jitter < 0 or settings.concurrency < 1:
+            raise ConfigError(
+                "[collector] needs requests_per_second > 0, jitter >= 0 and concurrency >= 1"
+            )
 
     def fetch_text(self, url: str, *, search: str | None = None) -> str:
         """The decoded body of a 200 answer to GET ``url``; FetchError when it cannot be had."""
@@ -114,20 +120,18 @@ class PoliteFetcher:
             self._next_start = start + spacing
         if start > now:
             if start > self._deadline:
-                raise FetchError(
-                    f"time budget of {self.settings.max_total_seconds:g}s spent",
-                    url=url,
-                    search=search,
-                )
+                raise self._budget_spent(url, search)
             self._sleep(start - now)
 
     def _remaining(self, url: str, search: str | None) -> float:
         remaining = self._deadline - self._clock()
         if remaining <= 0:
-            raise FetchError(
-                f"time budget of {self.settings.max_total_seconds:g}s spent", url=url, search=search
-            )
+            raise self._budget_spent(url, search)
         return remaining
+
+    def _budget_spent(self, url: str, search: str | None) -> FetchError:
+        budget = self.settings.max_total_seconds
+        return FetchError(f"time budget of {budget:g}s spent", url=url, search=search)
 
     def _wait_before_retry(
         self, outcome: _Retry, attempt: int, url: str, search: str | None
@@ -144,7 +148,15 @@ class PoliteFetcher:
                 status=outcome.status,
             )
         log.info("GET %s: %s; retrying in %.1fs", url, outcome.reason, delay)
+        if outcome.status == 429:
+            self._hold_everyone(delay)
         self._sleep(delay)
+
+    def _hold_everyone(self, delay: float) -> None:
+        """A 429 is about us as a whole: no thread starts a request before it has passed."""
+        with self._lock:
+            until = self._clock() + delay
+            self._next_start = until if self._next_start is None else max(self._next_start, until)
 
 
 def _judge(response: httpx.Response, url: str, search: str | None) -> str | _Retry:

@@ -23,14 +23,15 @@ def offline_page_source(directory: Path) -> PageSource:
 
     def read_page(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
         path = saved_page_path(directory, search, mode, page)
+        url = path.resolve().as_uri()
         if not path.is_file():
             if page == 1:
                 raise CollectError(
                     f"no saved page for search {search.name} mode {mode.value} in {directory}",
+                    url=url,
                     search=search.name,
                 )
             return None
-        url = path.resolve().as_uri()
         try:
             return FetchedPage(url, path.read_text(encoding="utf-8"))
         except UnicodeDecodeError as exc:

@@ -37,7 +37,8 @@ class Context:
 
     @property
     def dollar(self) -> str:
-        return "USD"
+        """What a bare "$" means on this marketplace."""
+        return {"EBAY_CA": "CAD", "EBAY_AU": "AUD"}.get(self.marketplace, "USD")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,11 +169,10 @@ _BIDS = re.compile(r"^(\d[\d,.]*)\s+(?:bids?|Gebote?)\b", re.IGNORECASE)
 _BEST_OFFER = re.compile(r"\bor Best Offer\b|\boder Preisvorschlag\b", re.IGNORECASE)
 _ACCEPTED = re.compile(r"Best offer accepted|Preisvorschlag angenommen", re.IGNORECASE)
 _AUCTION = re.compile(r"^(?:Auction|Auktion)$", re.IGNORECASE)
-_COUNTDOWN = re.compile(
-    r"(?:(?P<d>\d+)\s*[dT])?\s*(?:(?P<h>\d+)\s*(?:h|Std\.?))?\s*(?:(?P<m>\d+)\s*(?:m|Min\.?))?"
-    r"\s*(?:(?P<s>\d+)\s*s)?"
-)
-_LEFT = re.compile(r"^(?:Noch\s+)?(?P<span>.+?)\s*(?:left|übrig)?$")
+_COUNTDOWN_EN = re.compile(r"(?P<span>(?:\d+\s*[dhms]\s*)+)left$")
+_COUNTDOWN_DE = re.compile(r"^Noch\s+(?P<span>(?:\d+\s*(?:T|Std|Min|Sek)\.?\s*)+)")
+_UNIT = re.compile(r"(\d+)\s*([A-Za-z]+)")
+_SECONDS = {"d": 86400, "t": 86400, "h": 3600, "std": 3600, "m": 60, "min": 60, "s": 1, "sek": 1}
 
 
 def _facts(rows: tuple[str, ...], struck: bool, now: datetime | None) -> _Facts:
@@ -200,15 +200,15 @@ def _facts(rows: tuple[str, ...], struck: bool, now: datetime | None) -> _Facts:
 
 
 def countdown(row: str) -> timedelta | None:
-    """'2d 3h left', '45m left', 'Noch 1T 4Std' -> the time left; None when not a countdown."""
-    if not (row.endswith(("left", "übrig")) or row.startswith("Noch ")):
+    """'2d 3h left', '5 bids · 45m left', 'Noch 1T 4Std' -> the time left; else None."""
+    match = _COUNTDOWN_EN.search(row) or _COUNTDOWN_DE.search(row)
+    if match is None:
         return None
-    span = _LEFT.match(row)
-    parts = _COUNTDOWN.fullmatch(span.group("span")) if span else None
-    if parts is None or not any(parts.groupdict().values()):
-        return None
-    d, h, m, s = (int(parts.group(k) or 0) for k in ("d", "h", "m", "s"))
-    return timedelta(days=d, hours=h, minutes=m, seconds=s)
+    seconds = sum(
+        int(number) * _SECONDS.get(unit.lower(), 0)
+        for number, unit in _UNIT.findall(match.group("span"))
+    )
+    return timedelta(seconds=seconds)
 
 
 _MONTHS = {

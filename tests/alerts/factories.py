@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
 from decimal import Decimal
-from typing import Any
-
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING, Any
 
 from db.models import ListingRow
 from rigscout.config import AlertRule
 from rigscout.models import BuyingFormat, Category, Deal
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
 
 HOSTILE_TITLE = "<script>alert(1)</script> @everyone **bold** <@&123>"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.alerts.factories import HOSTILE_TITLE, make_deal
 ZWSP = "\u200b"
 
 
-def _limits_hold(payload):
+def _limits_hold(payload: dict[str, Any]) -> None:
     embeds = payload["embeds"]
     assert payload["allowed_mentions"] == {"parse": []}
     assert 1 <= len(embeds) <= 10
@@ -33,7 +34,7 @@ def _limits_hold(payload):
             assert units(field["value"]) <= 1024
 
 
-def _urls(payloads):
+def _urls(payloads: list[dict[str, Any]]) -> list[str]:
     return [embed["url"] for payload in payloads for embed in payload["embeds"]]
 
 

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import email
 import email.policy
+from typing import TYPE_CHECKING
 
 import pytest
 
 from alerts.render_email import render_email_digest, render_subject
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 
+if TYPE_CHECKING:
+    from email.message import EmailMessage
 
-def _roundtrip(deals, subject="rigscout: deals"):
+    from rigscout.models import Deal
+
+
+def _roundtrip(deals: list[Deal], subject: str = "rigscout: deals") -> EmailMessage:
     message = render_email_digest(
         deals, sender="rigscout@example.com", recipients=["me@example.com"], subject=subject
     )
     return email.message_from_bytes(message.as_bytes(), policy=email.policy.default)
 
 
-def _parts(parsed):
+def _parts(parsed: EmailMessage) -> dict[str, str]:
     return {part.get_content_type(): part.get_content() for part in parsed.iter_parts()}
 
 
@@ -80,7 +86,7 @@ def test_a_title_with_line_breaks_cannot_inject_headers(title):
     parsed = _roundtrip([deal], subject=render_subject([deal]))
 
     assert parsed["Bcc"] is None
-    assert len(parsed.get_all("Content-Type")) == 1
+    assert len(parsed.get_all("Content-Type") or []) == 1
     assert "\n" not in str(parsed["Subject"])
     assert str(parsed["Subject"]).startswith("rigscout: V100")
 

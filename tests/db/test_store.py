@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
@@ -408,3 +409,28 @@ def test_objects_loaded_before_a_save_show_the_saved_values(session, now):
     save_listings(session, pairs(listing("1", title="renamed")), search=None, run_id=None, now=now)
 
     assert loaded.title == "renamed"
+
+
+def test_two_workers_saving_overlapping_batches_at_once_both_succeed(engine, now):
+    first = [listing(str(i)) for i in range(0, 300)]
+    second = [listing(str(i), "399.00") for i in reversed(range(150, 450))]
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def worker(items: list[Listing]) -> None:
+        try:
+            barrier.wait(timeout=10)
+            with Session(engine) as session, session.begin():
+                save_listings(session, pairs(*items), search="v100", run_id=None, now=now)
+        except Exception as exc:  # reported below, with the other worker's result
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(items,)) for items in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert errors == []
+    with Session(engine) as session:
+        assert count(session, ListingRow) == 450

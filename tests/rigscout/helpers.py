@@ -24,6 +24,9 @@ def write_config(tmp_path: Path, database_url: str, extra: str = "") -> Path:
     text = STARTER.read_text(encoding="utf-8").replace(
         'url = "sqlite:///rigscout.db"', f'url = "{database_url}"'
     )
+    if "[collector]" in extra:
+        start = text.index("[collector]")
+        text = text[:start] + text[text.index("[ebay_api]"):]
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "rigscout.toml"
     path.write_text(text + "\n" + extra, encoding="utf-8")
@@ -41,4 +44,24 @@ def rigscout_process(args: list[str], *, env: dict[str, str] | None = None, **kw
     return subprocess.Popen(
         [sys.executable, "-m", "rigscout", *args],
         env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+    )
+
+
+def serve_demo_pages(fake) -> None:
+    """Serve the demo pages of every starter search from a FakeEbay, by query, mode and page."""
+    import tomllib
+
+    searches = tomllib.loads(STARTER.read_text(encoding="utf-8"))["search"]
+    for search in searches:
+        for page in sorted((DEMO / search["name"]).glob("*-p*.html")):
+            mode, number = page.stem.split("-p")
+            fake.add_page(search["query"], page.read_text(encoding="utf-8"),
+                          sold=mode == "sold", page=int(number))
+
+
+def collector_config(base_url: str, rate: float) -> str:
+    """A [collector] table pointing at a local fake eBay, paced at ``rate`` requests/s."""
+    return (
+        f'[collector]\nbase_url = "{base_url}"\nrequests_per_second = {rate}\njitter = 0.0\n'
+        "timeout = 5.0\nretries = 1\nmax_pages = 3\n"
     )

@@ -10,6 +10,7 @@ import json
 import logging
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pytest
@@ -28,15 +29,15 @@ AUCTION_ID = "296156094954"
 SECRET = "s3cr3t-never-shown"
 
 
-def _sample_items(*names: str) -> list[dict]:
-    items: dict[str, dict] = {}
+def _sample_items(*names: str) -> list[dict[str, Any]]:
+    items: dict[str, dict[str, Any]] = {}
     for name in names:
         for item in json.loads(load_sample("browse-api", name)):
             items.setdefault(item["legacyItemId"], item)
     return list(items.values())
 
 
-def _all_items() -> list[dict]:
+def _all_items() -> list[dict[str, Any]]:
     names = sorted(p.name for p in (SAMPLES / "browse-api").glob("itemsummaries_*.json"))
     return _sample_items(*names) if names else _sample_items(V100)
 
@@ -255,7 +256,7 @@ def test_price_bands_stay_inside_the_saved_search_price_range(make_client):
     assert all("priceCurrency:USD" in c.filters for c in fake.search_calls)
 
 
-def _with_auction_only(items: list[dict]) -> list[dict]:
+def _with_auction_only(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """eBay drops FIXED_PRICE from an auction once it has a bid; the saved sample had none yet."""
     bid = {
         **next(i for i in items if i["legacyItemId"] == AUCTION_ID),

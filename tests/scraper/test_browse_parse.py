@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -16,12 +17,13 @@ from tests.conftest import SAMPLES, load_sample
 SAMPLE_FILES = sorted(p.name for p in (SAMPLES / "browse-api").glob("*.json")) or ["absent.json"]
 
 
-def _items(name: str) -> list[dict]:
+def _items(name: str) -> list[dict[str, Any]]:
     payload = json.loads(load_sample("browse-api", name))
-    return payload["itemSummaries"] if isinstance(payload, dict) else payload
+    items: list[dict[str, Any]] = payload["itemSummaries"] if isinstance(payload, dict) else payload
+    return items
 
 
-def _item(name: str, legacy_id: str) -> dict:
+def _item(name: str, legacy_id: str) -> dict[str, Any]:
     return next(i for i in _items(name) if i["legacyItemId"] == legacy_id)
 
 

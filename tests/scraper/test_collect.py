@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -13,8 +14,12 @@ from rigscout.config import CollectorSettings
 from rigscout.models import Listing, Mode, SavedSearch
 from scraper.collect import FetchedPage, collect_search, web_page_source
 from scraper.http import PoliteFetcher
-from tests.conftest import load_fixture, load_sample
+from scraper.offline import offline_page_source
+from tests.conftest import FIXTURES, load_fixture, load_sample
 from tests.support.fake_ebay import FakeEbay
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 ACTIVE_PAGES = (
     "srp_sitem_active_2025-03_ebay-us_shirts.html",
@@ -171,6 +176,20 @@ def test_a_page_without_a_next_link_is_the_last(
     assert len(result.listings) == expected_listings
 
 
+def test_now_turns_auction_countdowns_into_end_times() -> None:
+    source = pages_source(load_fixture("ebay", "su_item_card.html"))
+    now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+
+    def end_times(when: datetime | None) -> list[datetime]:
+        result = collect_search(
+            P40, Mode.ACTIVE, fetch_page=source, is_known=lambda _: set(), max_pages=1, now=when
+        )
+        return [item.end_time for item in result.listings if item.end_time is not None]
+
+    assert end_times(None) == []
+    assert [end > now for end in end_times(now)] == [True]
+
+
 def test_running_out_of_pages_is_the_last_page() -> None:
     page = load_sample("html", ACTIVE_PAGES[0])
     result = collect_search(
@@ -190,3 +209,40 @@ def test_an_item_seen_on_two_pages_is_listed_once() -> None:
     )
     assert result.pages == 2
     assert len(result.listings) == 60
+
+
+DEMO = FIXTURES / "demo"
+DEMO_SEARCHES = sorted(path.name for path in DEMO.iterdir() if path.is_dir())
+
+
+@pytest.mark.parametrize("mode", [Mode.ACTIVE, Mode.SOLD])
+@pytest.mark.parametrize("name", DEMO_SEARCHES)
+def test_the_web_and_a_replay_of_the_same_saved_pages_collect_the_same(
+    fetcher: PoliteFetcher, name: str, mode: Mode
+) -> None:
+    search = SavedSearch(name=name, query=name.replace("-", " "))
+    saved = len(list((DEMO / name).glob(f"{mode.value}-p*.html")))
+    with FakeEbay() as ebay:
+        assert ebay.add_saved_pages(DEMO, search) >= saved >= 1
+        web = collect_search(
+            search,
+            mode,
+            fetch_page=web_page_source(fetcher, base_url=ebay.base_url),
+            is_known=MemoryStore().is_known,
+            max_pages=5,
+        )
+    replay = collect_search(
+        search,
+        mode,
+        fetch_page=offline_page_source(DEMO),
+        is_known=MemoryStore().is_known,
+        max_pages=5,
+    )
+    assert web.listings == replay.listings
+    assert len(web.listings) > 0
+    assert (web.pages, web.stopped, replay.pages, replay.stopped) == (
+        saved,
+        "last-page",
+        saved,
+        "last-page",
+    )

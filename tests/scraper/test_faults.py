@@ -7,7 +7,7 @@ and nothing stored changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -20,6 +20,9 @@ from scraper.http import PoliteFetcher
 from scraper.parse import parse_search_page
 from tests.conftest import load_fixture, load_sample
 from tests.support.fake_ebay import FakeEbay
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 PAGE_1 = "srp_sitem_active_2025-03_ebay-us_shirts.html"
 PAGE_2 = "srp_scard_active_2026-04_ebay-de_lego-nan_EUR.html"
@@ -166,18 +169,18 @@ def test_unreadable_pages_are_parse_errors_naming_search_and_url(
     assert "_pgn=1" in caught.value.url
 
 
-def test_a_failure_on_a_later_page_changes_nothing_stored(fetcher: PoliteFetcher) -> None:
+def test_a_failure_on_a_later_page_changes_nothing_stored(
+    ebay: FakeEbay, fetcher: PoliteFetcher
+) -> None:
+    """Page 1 was read, page 2 is blocked: the search yields nothing, so nothing is saved."""
     store = MemoryStore()
     store.save(parse_search_page(load_sample("html", PAGE_2)).listings)
     before = dict(store.rows)
-    with FakeEbay() as short:  # serves page 1 only: page 2 answers 404
-        short.add_page(P40.query, load_sample("html", PAGE_1))
-        source = web_page_source(fetcher, base_url=short.base_url)
-        with pytest.raises(FetchError, match="HTTP 404") as caught:
-            result = collect_search(
-                P40, Mode.ACTIVE, fetch_page=source, is_known=store.is_known, max_pages=3
-            )
-            store.save(result.listings)
+    ebay.captcha_next(page=2)
+    source = web_page_source(fetcher, base_url=ebay.base_url)
+    with pytest.raises(BlockedError, match="captcha") as caught:
+        collect_search(P40, Mode.ACTIVE, fetch_page=source, is_known=store.is_known, max_pages=3)
     assert caught.value.url is not None
     assert "_pgn=2" in caught.value.url
+    assert answers(ebay) == ["page", "captcha"]
     assert store.rows == before

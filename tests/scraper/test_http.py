@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
@@ -11,10 +12,11 @@ import httpx
 import pytest
 
 from rigscout.config import CollectorSettings
-from rigscout.errors import BlockedError, FetchError
+from rigscout.errors import BlockedError, ConfigError, FetchError
 from scraper.http import PoliteFetcher
 
-URL = "https://www.ebay.com/sch/i.html?_nkw=tesla+p40&_pgn=1"
+URL_BASE = "https://www.ebay.com/sch/i.html"
+URL = f"{URL_BASE}?_nkw=tesla+p40&_pgn=1"
 FAST = CollectorSettings(requests_per_second=1000.0, jitter=0.0, retries=4, backoff=2.0)
 
 
@@ -173,12 +175,51 @@ def test_requests_are_spaced_by_the_rate_plus_bounded_jitter(rate: float, jitter
     fetcher, _ = fetcher_for(handle, settings, clock)
     for _ in range(20):
         fetcher.fetch_text(URL)
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
     interval = 1 / rate
     assert starts[0] == 0.0
     assert all(interval - 1e-9 <= gap <= interval * (1 + jitter) + 1e-9 for gap in gaps)
     if jitter:
         assert len({round(gap, 6) for gap in gaps}) > 1
+
+
+def test_a_429_holds_back_every_request_not_only_its_own_retry() -> None:
+    clock = FakeClock()
+    starts: dict[str, list[float]] = {"a": [], "b": []}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        name = request.url.params["_nkw"]
+        starts[name].append(clock.now)
+        if name == "a" and len(starts["a"]) == 1:
+            return httpx.Response(429, headers={"Retry-After": "30"})
+        return ok()
+
+    asked: list[str] = []
+
+    def sleep_and_meanwhile_fetch_b(seconds: float) -> None:
+        if not asked:  # another caller asks for "b" while "a" waits out its 429
+            asked.append("b")
+            fetcher.fetch_text(f"{URL_BASE}?_nkw=b")
+        clock.sleep(seconds)
+
+    client = httpx.Client(transport=httpx.MockTransport(handle))
+    fetcher = PoliteFetcher(client, FAST, sleep=sleep_and_meanwhile_fetch_b, clock=clock)
+    fetcher.fetch_text(f"{URL_BASE}?_nkw=a")
+    assert starts["b"][0] >= 30.0
+    assert starts["a"] == [0.0, pytest.approx(starts["b"][0] + 30.0, abs=0.01)]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        CollectorSettings(requests_per_second=0),
+        CollectorSettings(jitter=-0.1),
+        CollectorSettings(concurrency=0),
+    ],
+)
+def test_impossible_politeness_settings_are_config_errors(settings: CollectorSettings) -> None:
+    with pytest.raises(ConfigError, match=r"\[collector\]"):
+        PoliteFetcher(httpx.Client(), settings)
 
 
 def test_slow_answers_do_not_cause_extra_waiting() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from rigscout.errors import BlockedError, ParseError
 from rigscout.models import BuyingFormat, Listing
-from scraper.parse import listing_to_contract, parse_search_page
+from scraper.parse import SearchPage, listing_to_contract, parse_search_page
 from tests.conftest import load_sample
 
 BEETLE = "srp_scard_sold_2026-05_ebay-us_2006-vw-new-beetle.html"
@@ -20,8 +20,8 @@ SHIRTS = "srp_sitem_active_2025-03_ebay-us_shirts.html"
 WARHAMMER = "srp_sitem_active-bin_2021-01_ebay-uk_warhammer_GBP.html"
 
 
-def parse(name: str, **kwargs: str):
-    return parse_search_page(load_sample("html", name), **kwargs)
+def parse(name: str, *, url: str = "", search: str | None = None) -> SearchPage:
+    return parse_search_page(load_sample("html", name), url=url, search=search)
 
 
 def by_id(name: str, item_id: str) -> Listing:
@@ -234,7 +234,8 @@ def cut_points(html: str) -> tuple[int, int]:
     """Where the result list starts and where its pagination bar (its last part) begins."""
     first_card = re.search(r"<li[^>]*class=\"?s-(?:card|item)[\s\"]", html)
     pagination = re.search(r"<nav[^>]*class=\"?pagination[\s\">]", html)
-    assert first_card and pagination
+    assert first_card
+    assert pagination
     return first_card.start(), pagination.start()
 
 

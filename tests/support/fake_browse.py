@@ -198,7 +198,7 @@ def _matches(item: dict[str, Any], filters: str) -> bool:
     options = set(wanted.group(1).split("|")) if wanted else {"FIXED_PRICE"}
     if not options & set(item.get("buyingOptions", [])):
         return False
-    band = re.search(r"price:\[([\d.]*)(?:\.\.([\d.]*))?\]", filters)
+    band = re.search(r"price:\[(\d*(?:\.\d+)?)(?:\.\.(\d+(?:\.\d+)?))?\]", filters)
     if band is None:
         return True
     amount = item.get("currentBidPrice") or item["price"]

@@ -24,7 +24,10 @@ from urllib.parse import parse_qsl, quote, urlsplit
 from tests.conftest import SAMPLES
 
 if TYPE_CHECKING:
+    from pathlib import Path
     from types import TracebackType
+
+    from rigscout.models import SavedSearch
 
 SEARCH_PATH = "/sch/i.html"
 SIGNIN_PATH = "/signin"
@@ -38,6 +41,9 @@ yourself. This helps us to block unauthorized users from entering our site.</p>
 <div id="captcha_loading"></div></body></html>"""
 
 NOT_FOUND = "<html><body>no such page here</body></html>"
+NO_MORE_RESULTS = """<!DOCTYPE html><html lang="en"><head><title>eBay</title></head><body>
+<h1 class="srp-controls__count-heading"><span class="BOLD">0</span> results</h1>
+<ul class="srp-results srp-list clearfix"></ul></body></html>"""
 TRUNCATED_START = "<html><body><ul class='srp-results'><li class='s-card'>cut he"
 
 SIGNIN_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Sign in or Register | eBay</title>
@@ -68,6 +74,7 @@ class RecordedRequest:
 @dataclass(frozen=True, slots=True)
 class _Fault:
     kind: str  # "status", "slow", "truncate", "captcha", "signin", "signin-page"
+    page: int | None  # None: whichever page is asked for next
     status: int = 500
     retry_after: str | None = None
     seconds: float = 0.0
@@ -78,7 +85,11 @@ class FakeEbay:
 
     ``base_url`` is what ``[collector] base_url`` (or ``build_search_url(base_url=...)``)
     takes. ``requests`` lists every request received, in order. Faults queued with the
-    ``*_next`` methods apply to the next search requests, one fault per request, in order.
+    ``*_next`` methods apply to the next search requests, one fault per request, in order;
+    with ``page=N`` a fault waits for the next request of page N.
+
+    A page past the last one registered for a query answers eBay's "0 results" page, so a
+    collector stops there; a query with no pages at all answers 404.
     """
 
     def __init__(self) -> None:
@@ -122,33 +133,50 @@ class FakeEbay:
         for number, html in enumerate(pages, start=1):
             self.add_page(query, html, sold=sold, page=number)
 
+    def add_saved_pages(self, directory: Path, search: SavedSearch) -> int:
+        """Serve the pages saved for ``search`` as ``offline_page_source`` reads them
+        (``<directory>/<search.name>/<mode>-p<N>.html``) under its query; how many."""
+        found = 0
+        for path in sorted((directory / search.name).glob("*-p*.html")):
+            mode, _, number = path.stem.rpartition("-p")
+            if mode in {"active", "sold"} and number.isdigit():
+                html = path.read_text(encoding="utf-8")
+                self.add_page(search.query, html, sold=mode == "sold", page=int(number))
+                found += 1
+        return found
+
     # -- faults ----------------------------------------------------------------------
 
     def fail_next(
-        self, status: int = 500, *, retry_after: float | str | None = None, times: int = 1
+        self,
+        status: int = 500,
+        *,
+        retry_after: float | str | None = None,
+        times: int = 1,
+        page: int | None = None,
     ) -> None:
         """Answer the next ``times`` requests with ``status`` (and a Retry-After header)."""
         header = None if retry_after is None else _retry_after_text(retry_after)
-        self._queue(_Fault("status", status=status, retry_after=header), times)
+        self._queue(_Fault("status", page, status=status, retry_after=header), times)
 
-    def slow_next(self, seconds: float, *, times: int = 1) -> None:
+    def slow_next(self, seconds: float, *, times: int = 1, page: int | None = None) -> None:
         """Wait ``seconds`` before answering the next requests (normally, if still there)."""
-        self._queue(_Fault("slow", seconds=seconds), times)
+        self._queue(_Fault("slow", page, seconds=seconds), times)
 
-    def truncate_next(self, *, times: int = 1) -> None:
+    def truncate_next(self, *, times: int = 1, page: int | None = None) -> None:
         """Promise more bytes in Content-Length than the body has, then close the connection."""
-        self._queue(_Fault("truncate"), times)
+        self._queue(_Fault("truncate", page), times)
 
-    def captcha_next(self, *, times: int = 1) -> None:
+    def captcha_next(self, *, times: int = 1, page: int | None = None) -> None:
         """Answer 200 with eBay's "Security Measure" challenge page instead of results."""
-        self._queue(_Fault("captcha"), times)
+        self._queue(_Fault("captcha", page), times)
 
-    def signin_next(self, *, inline: bool = False, times: int = 1) -> None:
+    def signin_next(self, *, inline: bool = False, times: int = 1, page: int | None = None) -> None:
         """Redirect to a sign-in wall, as eBay does for sold searches since mid-2026.
 
         ``inline`` serves the sign-in page itself (200) at the search URL instead.
         """
-        self._queue(_Fault("signin-page" if inline else "signin"), times)
+        self._queue(_Fault("signin-page" if inline else "signin", page), times)
 
     def count(self, query: str | None = None) -> int:
         """How many search requests arrived (for ``query`` only, when given)."""
@@ -168,14 +196,22 @@ class FakeEbay:
     def _serve(self) -> None:
         self._server.serve_forever(poll_interval=0.05)
 
-    def _next_fault(self) -> _Fault | None:
+    def _next_fault(self, page: int) -> _Fault | None:
         with self._lock:
-            return self._faults.popleft() if self._faults else None
+            for index, fault in enumerate(self._faults):
+                if fault.page in (None, page):
+                    del self._faults[index]
+                    return fault
+            return None
 
-    def _page(self, params: dict[str, str]) -> str | None:
-        key = (params.get("_nkw", ""), params.get("LH_Sold") == "1", int(params.get("_pgn", "1")))
+    def _page(self, query: str, sold: bool, page: int) -> str | None:
+        """The registered page, eBay's empty results past the last one, None for no query."""
         with self._lock:
-            return self._pages.get(key)
+            if (query, sold, page) in self._pages:
+                return self._pages[(query, sold, page)]
+            if any(key[:2] == (query, sold) for key in self._pages):
+                return NO_MORE_RESULTS
+            return None
 
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
@@ -231,7 +267,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer_search()
 
     def _answer_search(self) -> None:
-        fault = self.owner._next_fault()
+        fault = self.owner._next_fault(self._page_number())
         if fault is None:
             self._send_page("page")
         elif fault.kind == "slow":
@@ -241,8 +277,13 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._answer_fault(fault)
 
+    def _page_number(self) -> int:
+        number = self._params.get("_pgn", "1")
+        return int(number) if number.isdigit() else 0
+
     def _send_page(self, label: str | None) -> None:
-        html = self.owner._page(self._params)
+        sold = self._params.get("LH_Sold") == "1"
+        html = self.owner._page(self._params.get("_nkw", ""), sold, self._page_number())
         if html is None:
             self._send(404, NOT_FOUND, label and "404")
         else:

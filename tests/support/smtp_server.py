@@ -88,7 +88,7 @@ def running_smtp_server(
     if credentials is not None:
         options |= {
             "authenticator": _authenticator(server, credentials),
-            "auth_required": True,
+            "auth_required": starttls is not None,
             "auth_require_tls": starttls is not None,
         }
     if starttls is not None:
@@ -117,7 +117,7 @@ def _authenticator(server: SmtpServer, credentials: tuple[str, str]) -> Any:
         )
         if ok:
             server.logins.append(data.login.decode())
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)
 
     return check
 

@@ -78,7 +78,7 @@ def running_webhook_server(*script: Reply) -> Iterator[WebhookServer]:
     server = WebhookServer(url="", script=list(script))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(server))
     server.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield server

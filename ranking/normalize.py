@@ -1,0 +1,283 @@
+"""Map an eBay title to what it really is: a catalog SKU, its kind, how many, which GPUs ride along.
+
+One tokenizer pass and one phrase scan extract the features (model family, memory size, form
+factor, lot size, accessory and for-parts words); dict lookups then pick the SKU. Pure: no I/O
+after the Normalizer is built. Phrases live in ranking/catalog/aliases.toml and vocabulary.toml.
+An accessory comes back with ``sku`` None: it is not the SKU it fits, and is never ranked.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+
+from ranking.catalog import load_catalog
+from ranking.normalize_features import Features, extract_features
+from ranking.normalize_lots import count_near, find_lot_cues
+from ranking.normalize_vocab import load_vocabulary
+from rigscout.models import Category, Included, Kind, Normalized
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ranking.catalog import Catalog, Sku
+    from ranking.normalize_tokens import Match
+    from ranking.normalize_vocab import Family, Vocabulary
+
+# eBay category ids of whole computers: a listing there is never a loose card
+_COMPUTER_CATEGORIES = frozenset({"175672", "179", "111418"})
+_SUBJECTS = frozenset({"family", "not_carried"})
+FOUND, AMBIGUOUS, NOT_CARRIED = "found", "ambiguous", "not carried"
+Resolution = tuple[str | None, float, str]
+
+
+class Normalizer:
+    """Normalizes titles against one catalog; build once, call ``normalize`` per title."""
+
+    def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
+        self.catalog = catalog
+        self.vocabulary = vocabulary or load_vocabulary(catalog)
+        self._words = self.vocabulary.words
+
+    def normalize(
+        self,
+        title: str,
+        *,
+        category_id: str | None = None,
+        specifics: Mapping[str, str] | None = None,
+    ) -> Normalized:
+        """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER."""
+        f = extract_features(title, self.vocabulary, specifics)
+        if category_id in _COMPUTER_CATEGORIES or self._other_phrase(f):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.8)
+        subject = self._subject(f)
+        if self._accessory(f, subject.start if subject else len(f.tokens.words)):
+            return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
+        if subject is None:
+            part = self.catalog.get(f.part) if f.part else None
+            if part is None:
+                return Normalized(title, None, None, Kind.OTHER, confidence=0.7)
+            return self._gpu(title, f, specifics, [])
+        if subject.kind == "not_carried" and subject.value in ("gpu", "server"):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
+        if subject.kind == "family" and self._category(subject) is Category.GPU:
+            if not self._gpus_in_host(f, subject):
+                return self._gpu(title, f, specifics, self._gpu_mentions(f))
+        return self._host(title, f, specifics)
+
+    # --- what the title is about ---------------------------------------------------------
+
+    def _subject(self, f: Features) -> Match | None:
+        """The first model named for itself (not after "for", "from", "like"...)."""
+        named = [m for m in f.matches if m.kind in _SUBJECTS]
+        free = [m for m in named if not self._compat_before(f, m.start)]
+        return (free or named or [None])[0]
+
+    def _gpus_in_host(self, f: Features, subject: Match) -> bool:
+        """ "8x Tesla V100 in a 4028GR-TRT": the GPUs are counted, and a server is named."""
+        hosts = [m for m in f.of("family") if self._category(m) is not Category.GPU]
+        return bool(hosts) and (count_near(f.tokens, subject.start, subject.end) or 1) > 1
+
+    def _gpu_mentions(self, f: Features) -> list[Match]:
+        gpus = [m for m in f.of("family") if self._category(m) is Category.GPU]
+        return [m for m in gpus if not self._compat_before(f, m.start)] or gpus
+
+    # --- GPUs -----------------------------------------------------------------------------
+
+    def _gpu(
+        self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[Match]
+    ) -> Normalized:
+        kind = self._kind(f, specifics)
+        names = {m.value for m in gpus}
+        part = self.catalog.get(f.part) if f.part else None
+        if len(names) > 1:
+            return Normalized(title, None, Category.GPU, kind, confidence=0.4)
+        if not names and part is not None:
+            sku, confidence, status = part.sku, 0.75, FOUND
+        else:
+            sku, confidence, status = self._resolve(self.vocabulary.families[names.pop()], f, part)
+        if status == NOT_CARRIED:
+            return Normalized(title, None, None, Kind.OTHER, confidence=confidence)
+        quantity = self._quantity(f) if sku else 1
+        return Normalized(title, sku, Category.GPU, kind, quantity, (), confidence)
+
+    def _resolve(
+        self, family: Family, f: Features, part: Sku | None, host_form: str | None = None
+    ) -> Resolution:
+        """Pick the family member the title means, or say why none: not carried, or ambiguous."""
+        if part is not None and part.family != family.name:
+            part = None
+        form = f.form or (part.form_factor if part else None) or host_form
+        if form == "SXM":
+            form = next((x for x in sorted(family.forms) if x.startswith("SXM")), "SXM")
+        vram = next((v for v in f.vrams if v in family.vrams), None)
+        if vram is None and part is not None:
+            vram = part.vram_gb
+        if form not in family.forms and (form in family.other_forms or (form or "").startswith("SXM")):
+            return None, 0.7, NOT_CARRIED
+        if vram in family.other_vram or (vram is None and family.default_vram in family.other_vram):
+            return None, 0.7, NOT_CARRIED
+        skus = list(family.skus)
+        if form and len(family.forms) > 1:
+            skus = [s for s in skus if s.form_factor == form]
+        if vram is not None:
+            skus = [s for s in skus if s.vram_gb == vram] or skus
+        skus = _by_watts(_by_hints(skus, f), f)
+        if len(skus) > 1 and vram is None and family.default_vram is not None:
+            skus = [s for s in skus if s.vram_gb == family.default_vram] or skus
+        if len(skus) != 1:
+            return None, 0.5, AMBIGUOUS
+        return skus[0].sku, 0.95 if vram is not None or len(family.skus) == 1 else 0.85, FOUND
+
+    # --- servers and boards -----------------------------------------------------------------
+
+    def _host(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
+        sku = self._host_sku(f)
+        kind = self._kind(f, specifics)
+        if sku is None and not self._is_server(f):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
+        includes = self._includes(f, sku) if kind is not Kind.OTHER else ()
+        if sku is None:
+            return Normalized(title, None, Category.SERVER, kind, 1, includes, 0.4)
+        quantity = self._quantity(f, host=True)
+        return Normalized(title, sku.sku, sku.category, kind, quantity, includes, 0.9)
+
+    def _host_sku(self, f: Features) -> Sku | None:
+        hosts = [m for m in f.of("family") if self._category(m) is not Category.GPU]
+        hosts = [m for m in hosts if not self._compat_before(f, m.start)]
+        systems = [m for m in hosts if self._category(m) is Category.SERVER]
+        boards = [m for m in hosts if self._category(m) is Category.BOARD]
+        if boards and (not systems or (f.of("board_words") and not f.of("server_words"))):
+            if not self._is_server(f) or systems:
+                return self._only_sku(boards[0])
+        if systems:
+            return self._only_sku(systems[0])
+        x9 = f.has("not_carried", "cpu_board_x9") or any(m.value == "x9drg-o-pcie" for m in boards)
+        return self._only_sku_of("4027gr") if x9 and self._is_server(f) else None
+
+    def _is_server(self, f: Features) -> bool:
+        return bool(f.of("server_words")) or f.has("not_carried", "ambiguous_server")
+
+    def _includes(self, f: Features, host: Sku | None) -> tuple[Included, ...]:
+        if f.of("barebones"):
+            return ()
+        host_form = host.gpu_form_factor if host else None
+        counts: dict[str, int] = {}
+        for m in f.of("family"):
+            if self._category(m) is not Category.GPU or self._compat_before(f, m.start, reach=2):
+                continue
+            sku, _, _ = self._resolve(self.vocabulary.families[m.value], f, None, host_form)
+            if sku is not None:
+                counts[sku] = counts.get(sku, 0) + (count_near(f.tokens, m.start, m.end) or 1)
+        return tuple(Included(sku, n) for sku, n in counts.items())
+
+    def _only_sku(self, match: Match) -> Sku | None:
+        return self._only_sku_of(match.value)
+
+    def _only_sku_of(self, family: str) -> Sku | None:
+        skus = self.vocabulary.families[family].skus
+        return skus[0] if len(skus) == 1 else None
+
+    # --- kind and quantity -------------------------------------------------------------------
+
+    def _kind(self, f: Features, specifics: Mapping[str, str] | None) -> Kind:
+        negators = self._words["for_parts.negators"]
+        for m in f.of("for_parts"):
+            if m.start == 0 or f.tokens.words[m.start - 1] not in negators:
+                return Kind.FOR_PARTS
+        condition = (specifics or {}).get("Condition", "") or (specifics or {}).get("condition", "")
+        return Kind.FOR_PARTS if "parts" in condition.lower() else Kind.ITEM
+
+    def _accessory(self, f: Features, subject: int) -> bool:
+        """Sold instead of the hardware: a strong part word, or a weak one used as the head."""
+        words = f.tokens.words
+        heads = self._words["accessory.heads"]
+        many_models = len({m.value for m in f.of("family")} | {m.value for m in f.of("not_carried")}) >= 3
+        for m in f.matches:
+            if not m.kind.startswith("accessory.") or self._accessory_negated(f, m, subject):
+                continue
+            if m.kind == "accessory.strong" or m.start < subject or many_models:
+                return True
+            if any(w in heads for w in words[m.end : m.end + 2]):
+                return True
+        return False
+
+    def _accessory_negated(self, f: Features, m: Match, subject: int) -> bool:
+        words, seps = f.tokens.words, f.tokens.seps
+        before = words[max(0, m.start - 4) : m.start]
+        if m.value in ("fan", "fans", "cooler") and before and before[-1] in self._words["accessory.descriptors"]:
+            return True
+        if any(w in self._words["accessory.negators"] for w in before):
+            return True
+        if any(c in sep for sep in seps[max(0, m.start - 2) : m.start + 1] for c in "+&"):
+            return True
+        if m.end < len(words) and words[m.end] in self._words["accessory.trailing_negators"]:
+            return True
+        # "4x PSU" after the model is part of a server's spec line
+        return m.start > subject and bool(before) and (before[-1] == "x" or before[-1].isdigit())
+
+    def _quantity(self, f: Features, *, host: bool = False) -> int:
+        words = f.tokens.words
+        gpu_starts = {m.start for m in f.of("family") if self._category(m) is Category.GPU}
+        for position, count in find_lot_cues(f.tokens):
+            near_gpu = any(position < s <= position + 4 for s in gpu_starts)
+            if host and (near_gpu or words[position] == "x" or words[position].isdigit()):
+                continue
+            return count
+        return 1
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _category(self, match: Match) -> Category:
+        return self.vocabulary.families[match.value].category
+
+    def _compat_before(self, f: Features, start: int, reach: int = 3) -> bool:
+        compat = self._words["compat.phrases"]
+        return any(w in compat for w in f.tokens.words[max(0, start - reach) : start])
+
+    def _other_phrase(self, f: Features) -> bool:
+        words = f.tokens.words
+        negators = self._words["other.negators"]
+        trailing = self._words["other.trailing_negators"]
+        return any(
+            not any(w in negators for w in words[max(0, m.start - 2) : m.start])
+            and not any(w in trailing for w in words[m.end : m.end + 3])
+            for m in f.of("other")
+        )
+
+
+def _by_hints(skus: list[Sku], f: Features) -> list[Sku]:
+    if len(skus) < 2:
+        return skus
+    marks = f.marks
+    hinted = [s for s in skus if marks.intersection(s.hints)]
+    return hinted or [s for s in skus if not s.hints] or skus
+
+
+def _by_watts(skus: list[Sku], f: Features) -> list[Sku]:
+    """An A100 title giving "250W" is the 40GB PCIe card; "400W" is the SXM4 module."""
+    if len(skus) < 2 or not f.watts:
+        return skus
+    return [s for s in skus if s.tdp_w in f.watts] or skus
+
+
+@cache
+def default_normalizer() -> Normalizer:
+    """The normalizer of the packaged catalog, built once per process."""
+    return Normalizer(load_catalog())
+
+
+def normalize_title(
+    title: str,
+    catalog: Catalog | None = None,
+    *,
+    category_id: str | None = None,
+    specifics: Mapping[str, str] | None = None,
+) -> Normalized:
+    """Normalize one title with the default catalog, or with ``catalog`` when given."""
+    normalizer = default_normalizer() if catalog is None else Normalizer(catalog)
+    return normalizer.normalize(title, category_id=category_id, specifics=specifics)
+
+
+__all__ = ["Normalizer", "default_normalizer", "normalize_title", "re"]

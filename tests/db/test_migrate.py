@@ -1,0 +1,51 @@
+"""Migrations: they build exactly the ORM schema, on SQLite and PostgreSQL, and can run again."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import func, inspect, select
+from sqlalchemy.orm import Session
+
+from db.engine import open_engine
+from db.migrate import current_revision, head_revision, upgrade
+from db.models import Base, RunRow
+from db.runs import start_run
+
+
+def schema_differences(engine) -> list[object]:
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        return list(compare_metadata(context, Base.metadata))
+
+
+def test_the_migrated_schema_is_exactly_the_orm_schema(engine):
+    assert schema_differences(engine) == []
+
+
+def test_a_migrated_database_is_at_the_head_revision(engine):
+    assert current_revision(engine) == head_revision()
+
+
+def test_upgrading_again_changes_nothing_and_keeps_the_data(engine, now):
+    with Session(engine) as session:
+        start_run(session, source="web", now=now)
+
+    upgrade(engine)
+    upgrade(engine)
+
+    with Session(engine) as session:
+        assert session.scalar(select(func.count()).select_from(RunRow)) == 1
+    assert current_revision(engine) == head_revision()
+
+
+def test_a_new_database_has_no_revision_until_upgraded(tmp_path):
+    engine = open_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
+    assert current_revision(engine) is None
+    assert inspect(engine).get_table_names() == []
+
+    upgrade(engine)
+
+    expected = {table.name for table in Base.metadata.sorted_tables} | {"alembic_version"}
+    assert set(inspect(engine).get_table_names()) == expected
+    engine.dispose()
