@@ -28,7 +28,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
 from db.models import Base
-from ranking.catalog import load_catalog
+from ranking.catalog import Sku, load_catalog
 from ranking.market import PRESUMED_WEIGHT, UPPER_BOUND_WEIGHT
 from ranking.profiles import load_profiles
 from ranking.rank import rank_deals
@@ -74,8 +74,10 @@ def run(
         "pandas_s": pandas["best_s"],
         "pandas_first_s": pandas["first_s"],
         "speedup": round(pandas["best_s"] / sql["best_s"], 1),
-        "sql_rss_mb": sql["rss_mb"],
+        "sql_rss_mb": sql["rss_mb"],  # growth of the process's peak RSS while ranking
         "pandas_rss_mb": pandas["rss_mb"],
+        "sql_process_peak_rss_mb": sql["rss_peak_mb"],
+        "pandas_process_peak_rss_mb": pandas["rss_peak_mb"],
         "sql_py_peak_mb": sql["py_peak_mb"],
         "pandas_py_peak_mb": pandas["py_peak_mb"],
         "top_agreement": f"{same}/{len(sql['top'])}",
@@ -125,10 +127,11 @@ def _fill(engine: Any, backend: str, n_listings: int, n_obs: int) -> None:
         raw.close()
 
 
-def _base_price(sku: Any) -> float:
+def _base_price(sku: Sku) -> float:
     if sku.category is Category.GPU:
-        return 20 + 8 * (sku.vram_gb or 8) * sku.gpus_per_board + 0.2 * (sku.mem_bandwidth_gbs or 0)
-    return 300 + 90 * (sku.gpu_slots or 4)
+        vram = (sku.vram_gb or 8) * sku.gpus_per_board
+        return 20 + 8 * vram + 0.2 * (sku.mem_bandwidth_gbs or 0)
+    return 300.0 + 90 * (sku.gpu_slots or 4)
 
 
 LISTING_COLS = (
@@ -249,6 +252,7 @@ def _measure(method: Any, repeat: int) -> dict[str, Any]:
         "first_s": round(times[0], 3),
         "best_s": round(min(times), 3),
         "rss_mb": round((rss1 - rss0) / 1024, 1),
+        "rss_peak_mb": round(rss1 / 1024, 1),
         "py_peak_mb": round(peak / 2**20, 1),
         "top": top,
     }
@@ -334,7 +338,8 @@ def _pandas_baseline(
     ask = cur[(cur.kind == "item") & (cur.buying_format != "auction") & cur.bare]
     asking = _weighted_stats(ask.assign(p=ask.landed, w=1.0)[["sku", "p", "w"]])
     asking = asking[~asking.index.isin(sold.index)]
-    return pd.concat([sold["median"], asking["median"]])
+    baseline: pd.Series = pd.concat([sold["median"], asking["median"]])
+    return baseline
 
 
 def _pandas_score(cur: pd.DataFrame, baseline: pd.Series, skus: dict[str, Any]) -> list[int]:
@@ -355,7 +360,9 @@ def _pandas_score(cur: pd.DataFrame, baseline: pd.Series, skus: dict[str, Any]) 
     c["category_"] = c.sku.map({k: v.category.value for k, v in values.items()})
     c["pct"] = c.groupby(["category_", "side"]).vpm.rank(pct=True, method="max")
     c["discount"] = 1 - c.landed / c.base
-    c["score"] = [score_deal(None if np.isnan(d) else d, p) for d, p in zip(c.discount, c.pct)]
+    c["score"] = [
+        score_deal(None if np.isnan(d) else d, p) for d, p in zip(c.discount, c.pct, strict=True)
+    ]
     best = c.sort_values(["score", "landed", "id"], ascending=[False, True, True])
     return [int(i) for i in best.id.head(LIMIT)]
 
@@ -364,7 +371,7 @@ def _pandas_included(c: pd.DataFrame, baseline: pd.Series) -> pd.Series:
     """Market value of the GPUs included with each server listing (NaN when one is unpriced)."""
     rows = c[~c.bare]
     values = {}
-    for listing_id, raw in zip(rows.id, rows.includes):
+    for listing_id, raw in zip(rows.id, rows.includes, strict=True):
         items = json.loads(raw) if isinstance(raw, str) else raw
         prices = [baseline.get(i["sku"], np.nan) * i["quantity"] for i in items]
         values[listing_id] = float(np.sum(prices))

@@ -36,7 +36,12 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
                 # Two processes starting at once must not both create the tables.
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK})
             command.upgrade(alembic_config(conn), revision)
-    except (DBAPIError, CommandError) as exc:
+    except CommandError as exc:
+        raise StoreError(
+            f"Cannot migrate database {describe_url(engine.url)} to {revision!r}: "
+            f"{_first_line(exc)} (was it written by a newer rigscout?)."
+        ) from exc
+    except DBAPIError as exc:
         raise StoreError(
             f"Cannot migrate database {describe_url(engine.url)} to {revision!r}: "
             f"{_first_line(exc)}."

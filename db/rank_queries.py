@@ -1,7 +1,7 @@
 """The ranking computed in the database: market baselines, value percentiles and the top deals.
 
-One SQL statement (window functions, the same text on SQLite and PostgreSQL apart from JSON
-expansion) returns only ``limit`` rows, so memory stays bounded whatever the history size.
+One SQL statement (window functions; the same text on SQLite and PostgreSQL apart from JSON and
+the latest-price join) returns only ``limit`` rows, so memory stays bounded whatever the history.
 Money is exact NUMERIC on PostgreSQL and REAL on SQLite; callers recompute shown prices in Decimal.
 """
 
@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Date, DateTime, Integer, Numeric, String, bindparam, text
+from sqlalchemy import Date, DateTime, Numeric, bindparam, text
 
 from ranking.score import DISCOUNT_WEIGHT, FULL_DISCOUNT, VALUE_WEIGHT
 from rigscout.errors import StoreError
@@ -110,7 +110,8 @@ def load_baselines(session: Session, market: MarketQuery) -> dict[str, BaselineR
     """Per-SKU market baseline: weighted median, quartiles and counts of landed unit prices."""
     sql = f"WITH {_market_ctes(session, market)} SELECT * FROM baseline"
     params = {**_market_params(market), **_fx_params(market.fx_rates)}
-    stmt = _typed(text(sql), _bind_types(market)).columns(**_baseline_columns())
+    stmt = _typed(text(sql))
+    _without_jit(session)
     rows = session.execute(stmt, params).mappings()
     return {r["sku"]: _baseline(r) for r in rows}
 
@@ -128,28 +129,28 @@ def load_rank_rows(session: Session, query: RankQuery) -> list[RankRow]:
         "f_max_price": query.max_price,
         "limit": max(query.limit, 0),
     }
-    stmt = _typed(text(sql), _bind_types(query.market)).columns(**_rank_columns())
+    stmt = _typed(text(sql)).columns(end_time=DateTime(timezone=True))
+    _without_jit(session)
     return [_rank_row(r) for r in session.execute(stmt, params).mappings()]
 
 
 def load_skip_counts(session: Session, query: RankQuery) -> dict[str, int]:
     """How many active listings each rule kept out of the deals view, by reason."""
-    sql = f"""WITH {_fx_cte(query.market.fx_rates)}, {_specs_cte(query.specs)}
+    rate = _rate_sql(query.market.fx_rates, "l.currency")
+    sql = f"""WITH {_specs_cte(query.specs)}
     SELECT reason, COUNT(*) AS n FROM (
       SELECT CASE
         WHEN l.sku IS NULL THEN 'unmatched'
         WHEN l.kind = 'accessory' THEN 'accessory'
         WHEN l.kind = 'for_parts' THEN 'for_parts'
         WHEN l.kind <> 'item' THEN 'not_hardware'
-        WHEN sp.sku IS NULL THEN 'not_in_catalog'
-        WHEN fx.currency IS NULL THEN 'no_fx_rate'
-        WHEN sp.eligible = 0 THEN 'below_profile_minimum'
+        WHEN l.sku NOT IN (SELECT sku FROM specs) THEN 'not_in_catalog'
+        WHEN {rate} IS NULL THEN 'no_fx_rate'
+        WHEN l.sku IN (SELECT sku FROM specs WHERE eligible = 0) THEN 'below_profile_minimum'
         WHEN NOT ({_seller_ok(query)}) THEN 'seller_below_threshold'
         WHEN NOT ({_auction_open()}) THEN 'auction_ended'
       END AS reason
       FROM listings l
-      LEFT JOIN specs sp ON sp.sku = l.sku
-      LEFT JOIN fx ON fx.currency = l.currency
       WHERE l.status = 'active'
     ) r WHERE reason IS NOT NULL GROUP BY reason"""
     params = {
@@ -158,40 +159,44 @@ def load_skip_counts(session: Session, query: RankQuery) -> dict[str, int]:
         "min_fb": query.min_seller_feedback,
         "now": _utc(query.market.now),
     }
-    stmt = text(sql).bindparams(bindparam("now", type_=DateTime(timezone=True)))
+    stmt = _typed(text(sql))
     return {str(r.reason): int(r.n) for r in session.execute(stmt, params)}
 
 
+def _without_jit(session: Session) -> None:
+    """PostgreSQL's JIT costs seconds to compile this sub-second query; off for this transaction."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SET LOCAL jit = off"))
+
+
 def _market_ctes(session: Session, market: MarketQuery) -> str:
-    """fx, cur (active listings at their latest price), sold, asking, their stats, baseline."""
+    """cur (active listings at their latest price), sold, asking, their stats, baseline."""
     dialect = session.get_bind().dialect.name
-    landed = "(1.0 * (o.price + COALESCE(o.shipping, 0)) / l.quantity) * fx.rate"
-    sale_landed = "(1.0 * (s.price + COALESCE(s.shipping, 0)) / l.quantity) * fx.rate"
-    return f"""{_fx_cte(market.fx_rates)},
-    cur AS MATERIALIZED (
-      SELECT l.id, l.sku, l.kind, l.quantity, l.buying_format, l.end_time,
-             l.seller_feedback, l.seller_positive_pct, l.includes,
-             o.price, o.shipping, o.currency, {landed} AS landed,
-             {_includes_count(dialect, "l.includes")} AS n_includes
-      FROM listings l
-      JOIN observations o ON o.id = (
-        SELECT o2.id FROM observations o2 WHERE o2.listing_id = l.id
-        ORDER BY o2.observed_at DESC, o2.id DESC LIMIT 1)
-      JOIN fx ON fx.currency = o.currency
-      WHERE l.status = 'active' AND l.sku IS NOT NULL AND l.quantity > 0 AND o.price > 0
+    unit = "(1.0 * (x.price + COALESCE(x.shipping, 0)) / x.quantity)"
+    return f"""cur AS MATERIALIZED (
+      SELECT x.*, {unit} * x.rate AS landed FROM (
+        SELECT l.id, l.sku, l.kind, l.quantity, l.buying_format, l.end_time,
+               l.seller_feedback, l.seller_positive_pct, l.includes,
+               o.price, o.shipping, o.currency, {_rate_sql(market.fx_rates, "o.currency")} AS rate,
+               {_json(dialect, "count", "l.includes")} AS n_includes
+        FROM listings l {_latest_observation(dialect)}
+        WHERE l.status = 'active' AND l.sku IS NOT NULL AND l.quantity > 0 AND o.price > 0
+      ) x WHERE x.rate IS NOT NULL
     ),
     sold AS (
-      SELECT l.sku, {sale_landed} AS p,
-             CASE WHEN s.best_offer_accepted THEN :w_upper ELSE 1.0 END
-               * CASE WHEN s.source = 'presumed' THEN :w_presumed ELSE 1.0 END AS w,
-             CASE WHEN s.best_offer_accepted THEN 1 ELSE 0 END AS upper_n,
-             CASE WHEN s.source = 'presumed' THEN 1 ELSE 0 END AS presumed_n
-      FROM sales s
-      JOIN listings l ON l.id = s.listing_id
-      JOIN fx ON fx.currency = s.currency
-      WHERE s.sold_date > :since AND s.sold_date <= :today AND s.price > 0
-        AND l.kind = 'item' AND l.sku IS NOT NULL AND l.quantity > 0
-        AND {_includes_count(dialect, "l.includes")} = 0
+      SELECT x.sku, {unit} * x.rate AS p, x.w, x.upper_n, x.presumed_n FROM (
+        SELECT l.sku, l.quantity, s.price, s.shipping,
+               {_rate_sql(market.fx_rates, "s.currency")} AS rate,
+               CASE WHEN s.best_offer_accepted THEN :w_upper ELSE 1.0 END
+                 * CASE WHEN s.source = 'presumed' THEN :w_presumed ELSE 1.0 END AS w,
+               CASE WHEN s.best_offer_accepted THEN 1 ELSE 0 END AS upper_n,
+               CASE WHEN s.source = 'presumed' THEN 1 ELSE 0 END AS presumed_n
+        FROM sales s
+        JOIN listings l ON l.id = s.listing_id
+        WHERE s.sold_date > :since AND s.sold_date <= :today AND s.price > 0
+          AND l.kind = 'item' AND l.sku IS NOT NULL AND l.quantity > 0
+          AND {_json(dialect, "count", "l.includes")} = 0
+      ) x WHERE x.rate IS NOT NULL
     ),
     asking AS (
       SELECT sku, landed AS p, 1.0 AS w, 0 AS upper_n, 0 AS presumed_n FROM cur
@@ -239,36 +244,41 @@ def _rank_sql(session: Session, query: RankQuery) -> str:
     value_price = """CASE WHEN inc.n > 0 AND inc.n = inc.n_valued THEN
           CASE WHEN c.landed - inc.value > 1 THEN c.landed - inc.value ELSE 1 END
         ELSE c.landed END"""
-    side = "CASE WHEN buying_format = 'auction' THEN 1 ELSE 0 END"
+    window = "PARTITION BY category, side ORDER BY vpm"
     return f"""WITH {_market_ctes(session, query.market)}, {_specs_cte(query.specs)},
+    skuinfo AS (
+      SELECT sp.sku, sp.category, sp.capability, sp.eligible, b.median AS b_median,
+             b.q1 AS b_q1, b.q3 AS b_q3, b.n AS b_n, b.upper_n AS b_upper_n,
+             b.presumed_n AS b_presumed_n, b.source AS b_source
+      FROM specs sp LEFT JOIN baseline b ON b.sku = sp.sku
+    ),
     inc AS (
-      SELECT c.id, SUM({_include_qty(dialect)} * b.median) AS value,
+      SELECT c.id, SUM({_json(dialect, "qty")} * b.median) AS value,
              COUNT(*) AS n, COUNT(b.median) AS n_valued
-      FROM cur c {_includes_join(dialect)}
-      LEFT JOIN baseline b ON b.sku = {_include_sku(dialect)}
+      FROM cur c {_json(dialect, "join")}
+      LEFT JOIN baseline b ON b.sku = {_json(dialect, "sku")}
       WHERE c.n_includes > 0
       GROUP BY c.id
     ),
     cand AS (
       SELECT c.id, c.sku, sp.category, c.buying_format, c.landed,
+             CASE WHEN c.buying_format = 'auction' THEN 1 ELSE 0 END AS side,
              sp.capability / ({value_price}) AS vpm,
-             b.median AS b_median, b.q1 AS b_q1, b.q3 AS b_q3, b.n AS b_n,
-             b.upper_n AS b_upper_n, b.presumed_n AS b_presumed_n, b.source AS b_source,
+             sp.b_median, sp.b_q1, sp.b_q3, sp.b_n, sp.b_upper_n, sp.b_presumed_n, sp.b_source,
              CASE WHEN inc.n = inc.n_valued THEN inc.value END AS inc_value,
              CASE WHEN inc.n > inc.n_valued THEN 1 ELSE 0 END AS inc_unvalued,
-             CASE WHEN inc.n IS NULL THEN b.median
-                  WHEN inc.n = inc.n_valued THEN b.median + inc.value END AS base
+             CASE WHEN inc.n IS NULL THEN sp.b_median
+                  WHEN inc.n = inc.n_valued THEN sp.b_median + inc.value END AS base
       FROM cur c
-      JOIN specs sp ON sp.sku = c.sku
-      LEFT JOIN baseline b ON b.sku = c.sku
+      JOIN skuinfo sp ON sp.sku = c.sku
       LEFT JOIN inc ON inc.id = c.id
       WHERE {view}
     ),
     scored AS (
       SELECT cand.*,
-             CUME_DIST() OVER (PARTITION BY category, {side} ORDER BY vpm) AS pct,
-             RANK() OVER (PARTITION BY category, {side} ORDER BY vpm DESC) AS vrank,
-             COUNT(*) OVER (PARTITION BY category, {side}) AS group_n,
+             CUME_DIST() OVER ({window}) AS pct,
+             COUNT(*) OVER ({window} ROWS BETWEEN UNBOUNDED PRECEDING
+                            AND UNBOUNDED FOLLOWING) AS group_n,
              CASE WHEN base > 0 THEN 1 - landed / base END AS discount
       FROM cand
     ),
@@ -280,10 +290,7 @@ def _rank_sql(session: Session, query: RankQuery) -> str:
     SELECT best.*, l.item_id, l.marketplace, l.title, l.url, l.kind, l.quantity, l.end_time,
            l.image_url, o.price, o.shipping, o.currency
     FROM best
-    JOIN listings l ON l.id = best.id
-    JOIN observations o ON o.id = (
-      SELECT o2.id FROM observations o2 WHERE o2.listing_id = l.id
-      ORDER BY o2.observed_at DESC, o2.id DESC LIMIT 1)
+    JOIN listings l ON l.id = best.id {_latest_observation(dialect)}
     ORDER BY {order}"""
 
 
@@ -328,40 +335,50 @@ def _auction_open(alias: str = "l") -> str:
     )
 
 
-def _includes_count(dialect: str, col: str) -> str:
-    if dialect == "sqlite":
-        return f"COALESCE(json_array_length({col}), 0)"
-    return f"(CASE WHEN json_typeof({col}) = 'array' THEN json_array_length({col}) ELSE 0 END)"
-
-
-def _includes_join(dialect: str) -> str:
-    if dialect == "sqlite":
-        return ", json_each(c.includes) AS j"
-    return (
-        "CROSS JOIN LATERAL json_array_elements(CASE WHEN json_typeof(c.includes) = 'array'"
-        " THEN c.includes ELSE CAST('[]' AS json) END) AS j(value)"
+def _latest_observation(dialect: str) -> str:
+    """Join ``o``, listing ``l``'s latest observation, through the (listing_id, time) index."""
+    latest = (
+        "SELECT {cols} FROM observations o2 WHERE o2.listing_id = l.id"
+        " ORDER BY o2.observed_at DESC, o2.id DESC LIMIT 1"
     )
+    if dialect == "postgresql":
+        cols = "o2.price, o2.shipping, o2.currency"
+        return f"CROSS JOIN LATERAL ({latest.format(cols=cols)}) o"
+    return f"JOIN observations o ON o.id = ({latest.format(cols='o2.id')})"
 
 
-def _include_sku(dialect: str) -> str:
-    return "json_extract(j.value, '$.sku')" if dialect == "sqlite" else "(j.value ->> 'sku')"
+# JSON differs by dialect: SQLite's json_each/json_extract, PostgreSQL's json_array_elements.
+_JSON = {
+    "sqlite": {
+        "count": "COALESCE(json_array_length({col}), 0)",
+        "join": ", json_each(c.includes) AS j",
+        "sku": "json_extract(j.value, '$.sku')",
+        "qty": "CAST(json_extract(j.value, '$.quantity') AS INTEGER)",
+    },
+    "postgresql": {
+        "count": "(CASE WHEN json_typeof({col}) = 'array'"
+        " THEN json_array_length({col}) ELSE 0 END)",
+        "join": "CROSS JOIN LATERAL json_array_elements(CASE WHEN json_typeof(c.includes) ="
+        " 'array' THEN c.includes ELSE CAST('[]' AS json) END) AS j(value)",
+        "sku": "(j.value ->> 'sku')",
+        "qty": "CAST(j.value ->> 'quantity' AS INTEGER)",
+    },
+}
 
 
-def _include_qty(dialect: str) -> str:
-    if dialect == "sqlite":
-        return "CAST(json_extract(j.value, '$.quantity') AS INTEGER)"
-    return "CAST(j.value ->> 'quantity' AS INTEGER)"
+def _json(dialect: str, part: str, col: str = "") -> str:
+    try:
+        return _JSON[dialect][part].format(col=col)
+    except KeyError:
+        raise StoreError(f"ranking needs SQLite or PostgreSQL, not {dialect}") from None
 
 
-def _fx_cte(rates: Mapping[str, Decimal]) -> str:
-    """A VALUES-like table of rates; rates are validated numbers, currencies are bound."""
-    rows = [
-        f"SELECT CAST(:fx_{i} AS VARCHAR(3)) AS currency, {_number(rate)} AS rate"
-        for i, (_, rate) in enumerate(sorted(rates.items()))
+def _rate_sql(rates: Mapping[str, Decimal], currency: str) -> str:
+    """The FX rate for ``currency`` (NULL when unknown); rates are validated literals."""
+    whens = [
+        f"WHEN :fx_{i} THEN {_number(rate)}" for i, (_, rate) in enumerate(sorted(rates.items()))
     ]
-    if not rows:
-        rows = ["SELECT CAST(NULL AS VARCHAR(3)) AS currency, 1.0 AS rate WHERE 1 = 0"]
-    return "fx AS (" + " UNION ALL ".join(rows) + ")"
+    return f"(CASE {currency} {' '.join(whens)} END)" if whens else "(CAST(NULL AS NUMERIC))"
 
 
 def _fx_params(rates: Mapping[str, Decimal]) -> dict[str, Any]:
@@ -416,44 +433,23 @@ def _market_params(market: MarketQuery) -> dict[str, Any]:
     }
 
 
-def _bind_types(market: MarketQuery) -> list[Any]:
-    return [
-        bindparam("now", type_=DateTime(timezone=True)),
-        bindparam("today", type_=Date()),
-        bindparam("since", type_=Date()),
-        bindparam("w_upper", type_=Numeric(6, 4)),
-        bindparam("w_presumed", type_=Numeric(6, 4)),
-    ]
-
-
-def _typed(stmt: TextClause, binds: list[Any]) -> TextClause:
-    """Bind only the parameters the statement uses (SQLAlchemy rejects unknown ones)."""
-    used = [b for b in binds if f":{b.key}" in stmt.text]
-    if ":f_max_price" in stmt.text:
-        used.append(bindparam("f_max_price", type_=Numeric(14, 2)))
-    return stmt.bindparams(*used)
+def _typed(stmt: TextClause) -> TextClause:
+    """Type the dates and weights the statement binds (SQLite needs them as its own text)."""
+    types: dict[str, Any] = {
+        "now": DateTime(timezone=True),
+        "today": Date(),
+        "since": Date(),
+        "w_upper": Numeric(6, 4),
+        "w_presumed": Numeric(6, 4),
+        "f_max_price": Numeric(14, 2),
+    }
+    return stmt.bindparams(
+        *[bindparam(k, type_=t) for k, t in types.items() if f":{k}" in stmt.text]
+    )
 
 
 def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _baseline_columns() -> dict[str, Any]:
-    return {"median": Numeric(14, 4), "q1": Numeric(14, 4), "q3": Numeric(14, 4)}
-
-
-def _rank_columns() -> dict[str, Any]:
-    return {
-        "b_median": Numeric(14, 4),
-        "b_q1": Numeric(14, 4),
-        "b_q3": Numeric(14, 4),
-        "inc_value": Numeric(14, 4),
-        "price": Numeric(14, 2),
-        "shipping": Numeric(14, 2),
-        "end_time": DateTime(timezone=True),
-        "quantity": Integer(),
-        "currency": String(),
-    }
 
 
 def _money(value: Any) -> Decimal:
@@ -497,7 +493,7 @@ def _rank_row(r: RowMapping) -> RankRow:
         included_value=None if r["inc_value"] is None else _money(r["inc_value"]),
         includes_unvalued=bool(r["inc_unvalued"]),
         value_percentile=float(r["pct"]),
-        value_rank=int(r["vrank"]),
+        value_rank=int(r["group_n"]) - round(float(r["pct"]) * int(r["group_n"])) + 1,
         group_size=int(r["group_n"]),
         score=float(r["score"]),
     )

@@ -1,8 +1,8 @@
 """Save what the collectors saw (listings, their price history, sales) and load it back.
 
 No function here commits: the caller owns the transaction, so one search is saved whole or not
-at all. Batches are looked up and written with a handful of statements per 2,000 listings,
-never one query per listing, and the same SQL runs on SQLite and PostgreSQL.
+at all. A batch is looked up with one SELECT per 2,000 listings and written with one batched
+statement per table, never a query per listing; the same SQL runs on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -87,9 +87,8 @@ class SaveCounts:
 
 @dataclass(frozen=True, slots=True)
 class _Stored:
-    """A listing already in the database: its id, latest observation and sale source."""
+    """A listing already in the database: its latest observation and its sale's source."""
 
-    listing_id: int
     latest: _PriceKey | None
     sale_source: str | None
 
@@ -242,14 +241,14 @@ def _load_stored(session: Session, keys: Collection[_Key]) -> dict[_Key, _Stored
         for chunk in _chunks(item_ids):
             for row in session.execute(_stored_query(marketplace, chunk)):
                 latest = None if row.currency is None else _price_key(row._mapping)
-                stored[(marketplace, row.item_id)] = _Stored(row.id, latest, row.sale_source)
+                stored[(marketplace, row.item_id)] = _Stored(latest, row.sale_source)
     return stored
 
 
 def _stored_query(marketplace: str, item_ids: Sequence[str]) -> Select[Any]:
-    return _with_latest(
-        ListingRow.id, ListingRow.item_id, SaleRow.source.label("sale_source")
-    ).where(ListingRow.marketplace == marketplace, ListingRow.item_id.in_(item_ids))
+    return _with_latest(ListingRow.item_id, SaleRow.source.label("sale_source")).where(
+        ListingRow.marketplace == marketplace, ListingRow.item_id.in_(item_ids)
+    )
 
 
 def _ended_query(now: datetime) -> Select[Any]:

@@ -11,7 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from datetime import datetime
+    from datetime import date, datetime
 
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$"}
 METRIC_UNITS = {"vram": "GB VRAM", "bandwidth": "GB/s", "slots": "GPU slot"}
@@ -42,13 +42,16 @@ class ReasonFacts:
     price_per_metric: float | None = None
     value_rank: int = 0
     group_size: int = 0
+    converted_from: str | None = None  # the listing's currency when it is not the user's
+    fx_rate: Decimal | None = None
+    fx_date: date | None = None
     needs_host: str | None = None  # "SXM2", "SXM4"
     not_a_deal: str | None = None  # "for parts", "accessory"
 
 
 def render_reason(facts: ReasonFacts) -> str:
     """The sentence: price, place against the market, value in the profile, caveats."""
-    clauses = [_price_clause(facts), _market_clause(facts)]
+    clauses = [_price_clause(facts), _fx_clause(facts), _market_clause(facts)]
     head = ", ".join(c for c in clauses if c)
     tail = [_value_clause(facts), _host_clause(facts), _parts_clause(facts)]
     return "; ".join([head, *[t for t in tail if t]])
@@ -90,6 +93,13 @@ def _price_clause(f: ReasonFacts) -> str:
         left = f", ends in {render_time_left(f.end_time, f.now)}" if f.end_time and f.now else ""
         return f"{f.sku_name} auction at {price} current bid {where}{lot}{left}"
     return f"{f.sku_name} at {price} {where}{lot}"
+
+
+def _fx_clause(f: ReasonFacts) -> str | None:
+    if f.converted_from is None or f.fx_rate is None:
+        return None
+    dated = f" of {f.fx_date.isoformat()}" if f.fx_date else ""
+    return f"converted from {f.converted_from} at {f.fx_rate}{dated}"
 
 
 def _market_clause(f: ReasonFacts) -> str:

@@ -8,7 +8,6 @@ An accessory comes back with ``sku`` None: it is not the SKU it fits, and is nev
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -39,6 +38,9 @@ class Normalizer:
         self.catalog = catalog
         self.vocabulary = vocabulary or load_vocabulary(catalog)
         self._words = self.vocabulary.words
+        self._gpu_families = frozenset(
+            name for name, family in self.vocabulary.families.items() if family.category is Category.GPU
+        )
 
     def normalize(
         self,
@@ -61,26 +63,42 @@ class Normalizer:
             return self._gpu(title, f, specifics, [])
         if subject.kind == "not_carried" and subject.value in ("gpu", "server"):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
-        if subject.kind == "family" and self._category(subject) is Category.GPU:
-            if not self._gpus_in_host(f, subject):
-                return self._gpu(title, f, specifics, self._gpu_mentions(f))
+        if subject.kind == "family" and subject.value in self._gpu_families:
+            families = f.of("family")
+            hosts = [m for m in families if m.value not in self._gpu_families]
+            if (hosts or "server_words" in f.by_kind or "not_carried" in f.by_kind) and (
+                count_near(f.tokens, subject.start, subject.end) or 1
+            ) > 1:
+                if hosts:
+                    return self._host(title, f, specifics)
+                if self._is_server(f):
+                    return self._unknown_server(title, f, specifics)
+            return self._gpu(title, f, specifics, self._gpu_mentions(f, families))
         return self._host(title, f, specifics)
 
     # --- what the title is about ---------------------------------------------------------
 
     def _subject(self, f: Features) -> Match | None:
         """The first model named for itself (not after "for", "from", "like"...)."""
-        named = [m for m in f.matches if m.kind in _SUBJECTS]
-        free = [m for m in named if not self._compat_before(f, m.start)]
-        return (free or named or [None])[0]
+        first = None
+        for m in f.matches:
+            if m.kind in _SUBJECTS:
+                if not self._compat_before(f, m.start):
+                    return m
+                first = first or m
+        return first
 
-    def _gpus_in_host(self, f: Features, subject: Match) -> bool:
-        """ "8x Tesla V100 in a 4028GR-TRT": the GPUs are counted, and a server is named."""
-        hosts = [m for m in f.of("family") if self._category(m) is not Category.GPU]
-        return bool(hosts) and (count_near(f.tokens, subject.start, subject.end) or 1) > 1
+    def _unknown_server(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
+        # a Supermicro 8-GPU box is one of the 4028GR/4029GP family; any other maker is not ours
+        if "supermicro" not in f.tokens.words:
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
+        kind = self._kind(f, specifics)
+        return Normalized(title, None, Category.SERVER, kind, 1, self._includes(f, None), 0.4)
 
-    def _gpu_mentions(self, f: Features) -> list[Match]:
-        gpus = [m for m in f.of("family") if self._category(m) is Category.GPU]
+    def _gpu_mentions(self, f: Features, families: list[Match]) -> list[Match]:
+        gpus = [m for m in families if m.value in self._gpu_families]
+        if len(gpus) < 2:
+            return gpus
         return [m for m in gpus if not self._compat_before(f, m.start)] or gpus
 
     # --- GPUs -----------------------------------------------------------------------------
@@ -106,6 +124,8 @@ class Normalizer:
         self, family: Family, f: Features, part: Sku | None, host_form: str | None = None
     ) -> Resolution:
         """Pick the family member the title means, or say why none: not carried, or ambiguous."""
+        if family.simple and not (f.form or "").startswith("SXM"):
+            return family.skus[0].sku, 0.95, FOUND
         if part is not None and part.family != family.name:
             part = None
         form = f.form or (part.form_factor if part else None) or host_form
@@ -144,8 +164,8 @@ class Normalizer:
         return Normalized(title, sku.sku, sku.category, kind, quantity, includes, 0.9)
 
     def _host_sku(self, f: Features) -> Sku | None:
-        hosts = [m for m in f.of("family") if self._category(m) is not Category.GPU]
-        hosts = [m for m in hosts if not self._compat_before(f, m.start)]
+        named = [m for m in f.of("family") if m.value not in self._gpu_families]
+        hosts = [m for m in named if not self._compat_before(f, m.start)] or named
         systems = [m for m in hosts if self._category(m) is Category.SERVER]
         boards = [m for m in hosts if self._category(m) is Category.BOARD]
         if boards and (not systems or (f.of("board_words") and not f.of("server_words"))):
@@ -157,7 +177,12 @@ class Normalizer:
         return self._only_sku_of("4027gr") if x9 and self._is_server(f) else None
 
     def _is_server(self, f: Features) -> bool:
-        return bool(f.of("server_words")) or f.has("not_carried", "ambiguous_server")
+        named = [
+            m for m in f.matches
+            if (m.kind == "server_words" or (m.kind == "not_carried" and m.value == "ambiguous_server"))
+            and not self._compat_before(f, m.start)
+        ]  # fmt: skip
+        return bool(named)
 
     def _includes(self, f: Features, host: Sku | None) -> tuple[Included, ...]:
         if f.of("barebones"):
@@ -165,7 +190,7 @@ class Normalizer:
         host_form = host.gpu_form_factor if host else None
         counts: dict[str, int] = {}
         for m in f.of("family"):
-            if self._category(m) is not Category.GPU or self._compat_before(f, m.start, reach=2):
+            if m.value not in self._gpu_families or self._compat_before(f, m.start, reach=2):
                 continue
             sku, _, _ = self._resolve(self.vocabulary.families[m.value], f, None, host_form)
             if sku is not None:
@@ -186,16 +211,21 @@ class Normalizer:
         for m in f.of("for_parts"):
             if m.start == 0 or f.tokens.words[m.start - 1] not in negators:
                 return Kind.FOR_PARTS
-        condition = (specifics or {}).get("Condition", "") or (specifics or {}).get("condition", "")
+        if not specifics:
+            return Kind.ITEM
+        condition = specifics.get("Condition", "") or specifics.get("condition", "")
         return Kind.FOR_PARTS if "parts" in condition.lower() else Kind.ITEM
 
     def _accessory(self, f: Features, subject: int) -> bool:
         """Sold instead of the hardware: a strong part word, or a weak one used as the head."""
         words = f.tokens.words
         heads = self._words["accessory.heads"]
+        found = f.of("accessory.strong") + f.of("accessory.weak")
+        if not found:
+            return False
         many_models = len({m.value for m in f.of("family")} | {m.value for m in f.of("not_carried")}) >= 3
-        for m in f.matches:
-            if not m.kind.startswith("accessory.") or self._accessory_negated(f, m, subject):
+        for m in sorted(found, key=lambda m: m.start):
+            if self._accessory_negated(f, m, subject):
                 continue
             if m.kind == "accessory.strong" or m.start < subject or many_models:
                 return True
@@ -208,18 +238,23 @@ class Normalizer:
         before = words[max(0, m.start - 4) : m.start]
         if m.value in ("fan", "fans", "cooler") and before and before[-1] in self._words["accessory.descriptors"]:
             return True
-        if any(w in self._words["accessory.negators"] for w in before):
+        negators = self._words["accessory.negators"]
+        start = max(0, m.start - 4)
+        # "2000W" is watts, not "w/"
+        if any(w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)):
             return True
-        if any(c in sep for sep in seps[max(0, m.start - 2) : m.start + 1] for c in "+&"):
+        around = seps[max(0, m.start - 2) : m.start + 1] + seps[m.end : m.end + 1]
+        if any(c in sep for sep in around for c in "+&"):
             return True
         if m.end < len(words) and words[m.end] in self._words["accessory.trailing_negators"]:
             return True
         # "4x PSU" after the model is part of a server's spec line
-        return m.start > subject and bool(before) and (before[-1] == "x" or before[-1].isdigit())
+        counted = len(before) > 1 and before[-1] == "x" and before[-2].isdigit()
+        return m.start > subject and counted and seps[m.start - 2] != ""
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         words = f.tokens.words
-        gpu_starts = {m.start for m in f.of("family") if self._category(m) is Category.GPU}
+        gpu_starts = {m.start for m in f.of("family") if m.value in self._gpu_families} if host else set()
         for position, count in find_lot_cues(f.tokens):
             near_gpu = any(position < s <= position + 4 for s in gpu_starts)
             if host and (near_gpu or words[position] == "x" or words[position].isdigit()):
@@ -234,7 +269,7 @@ class Normalizer:
 
     def _compat_before(self, f: Features, start: int, reach: int = 3) -> bool:
         compat = self._words["compat.phrases"]
-        return any(w in compat for w in f.tokens.words[max(0, start - reach) : start])
+        return not compat.isdisjoint(f.tokens.words[max(0, start - reach) : start])
 
     def _other_phrase(self, f: Features) -> bool:
         words = f.tokens.words
@@ -279,5 +314,3 @@ def normalize_title(
     normalizer = default_normalizer() if catalog is None else Normalizer(catalog)
     return normalizer.normalize(title, category_id=category_id, specifics=specifics)
 
-
-__all__ = ["Normalizer", "default_normalizer", "normalize_title", "re"]

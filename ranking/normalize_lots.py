@@ -65,6 +65,10 @@ _NOT_UNITS = frozenset({
     "ddr3", "ddr4", "cpu", "cpus", "xeon", "hdd", "ssd", "e", "pcie", "display", "dp", "hdmi",
     "fhd", "inch", "in",
 })  # fmt: skip
+# "Ventus 3X", "3X WINDFORCE Fans": a card's product line, not a lot
+_LINE = frozenset({"ventus", "shadow", "eagle", "windforce", "trio", "twin", "triple", "xlr8", "gaming"})
+_LINE_AFTER = frozenset({"oc", "windforce", "fans", "fan", "gddr", "black", "white", "ready", "edition", "ships", "gbps"})
+_LOT_NOT_UNITS = frozenset({"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"})
 BRAND_WORDS = frozenset({
     "nvidia", "tesla", "geforce", "rtx", "gtx", "amd", "radeon", "instinct", "quadro", "intel",
     "arc", "pny", "dell", "hp", "hpe", "evga", "asus", "msi", "zotac", "gigabyte", "new", "used",
@@ -76,7 +80,13 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
     """Every (token position, count) that states how many units are sold, in title order."""
     words, seps = tokens.words, tokens.seps
     cues: list[tuple[int, int]] = []
-    for i, word in enumerate(words):
+    if TRIGGERS.isdisjoint(words) and "(" not in "".join(seps) and not (
+        words and (words[0].isdigit() or words[0] in NUMBER_WORDS)
+    ):
+        return cues
+    positions = [i for i, w in enumerate(words) if w in TRIGGERS or (w.isdigit() and seps[i].endswith("("))]
+    for i in positions if positions[:1] == [0] else [0, *positions]:
+        word = words[i]
         count: int | None = None
         if word in _GROUP_NOUNS:
             count = _number_after(words, i + 1, skip=("of", "qty", "x"))
@@ -90,8 +100,8 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
             count = 2
         elif word.isdigit() and seps[i].endswith("(") and i + 1 < len(words):
             count = _parenthesised(words, seps, i)
-        elif i == 0 and word.isdigit() and len(words) > 1 and words[1] in BRAND_WORDS:
-            count = int(word) if int(word) <= 20 else None
+        elif i == 0 and len(words) > 1 and words[1] in BRAND_WORDS:
+            count = _leading_count(word)
         if count is not None and 1 <= count <= MAX_LOT:
             cues.append((i, count))
     return cues
@@ -116,6 +126,12 @@ def count_near(tokens: Tokens, start: int, end: int) -> int | None:
     return None
 
 
+def _leading_count(word: str) -> int | None:
+    if word.isdigit():
+        return int(word) if int(word) <= 20 else None
+    return NUMBER_WORDS.get(word) if word not in ("pair", "dual") else None
+
+
 def _bounded(text: str) -> int | None:
     value = int(text)
     return value if 1 <= value <= 64 else None
@@ -129,12 +145,16 @@ def _number_after(words: tuple[str, ...], at: int, skip: tuple[str, ...]) -> int
     word = words[at]
     if word.isdigit():
         unit = words[at + 1] if at + 1 < len(words) else ""
-        return None if unit in _NOT_UNITS else int(word)
+        return None if unit in _LOT_NOT_UNITS else int(word)
     return NUMBER_WORDS.get(word)
 
 
 def _times(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> int | None:
     after = words[i + 1] if i + 1 < len(words) else ""
+    line = (i > 0 and words[i - 1] in _LINE) or (i > 1 and words[i - 2] in _LINE) or after in _LINE_AFTER
+    code = after.isdigit() and seps[i + 1] == "" and seps[i] == "" and i > 0 and words[i - 1].isdigit()
+    if line or code:
+        return None
     glued = i > 1 and seps[i - 1] == ""  # the "40" of "P40 x8" belongs to the model
     if i > 0 and words[i - 1].isdigit() and int(words[i - 1]) <= 100 and seps[i] in ("", " ") and not glued:
         before = words[i - 2] if i > 1 else ""
@@ -144,11 +164,12 @@ def _times(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> int | None:
         if after.isdigit() and following in _NOT_UNITS:
             return None
         return int(words[i - 1])
-    if after.isdigit() and seps[i + 1] in ("", " "):
+    if after.isdigit() and seps[i + 1] in ("", " ") and (i == 0 or seps[i] != ""):
         before = words[i - 1] if i > 0 else ""
         following = words[i + 2] if i + 2 < len(words) else ""
         resolution = before.isdigit() and len(after) >= 3
-        if before in _LINK or resolution or following in _NOT_UNITS or after == "16":
+        link = before in _LINK or (before.isdigit() and i > 1 and words[i - 2] in _LINK)
+        if link or resolution or following in _NOT_UNITS or after == "16":
             return None
         return int(after)
     return None

@@ -6,27 +6,31 @@ A title becomes letter runs and digit runs with the separator text before each
 
 from __future__ import annotations
 
+import html
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
-_TOKEN = re.compile(r"([^a-z0-9]*)([a-z]+|[0-9]+)")
-_WORD_PART = re.compile(r"[a-z]+|[0-9]+")
+_TOKEN = re.compile(r"([a-z]+|[0-9]+)")
+_WORD_PART = re.compile(r"[a-z]+|[0-9]+|#")
+_MARKUP = re.compile(r"<[^<>]{0,40}>")
 _TIGHT = frozenset({"", "-"})
 _FOLD = str.maketrans({"×": "x", "’": "'", "–": "-", "—": "-", "‐": "-"})
 MAX_TITLE = 400  # eBay titles stop at 80 characters; longer text is not a title
 
 
-@dataclass(frozen=True, slots=True)
-class Tokens:
+class Tokens(NamedTuple):
     """A title's tokens and, for each, the separator text that came before it."""
 
     words: tuple[str, ...]
     seps: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """One phrase found in a title: what it means, and the token span it covers."""
+class Match(NamedTuple):
+    """One phrase found in a title: what it means, and the token span it covers.
+
+    A NamedTuple rather than a frozen dataclass: a title makes several, and building a
+    tuple is several times cheaper.
+    """
 
     kind: str
     value: str
@@ -36,11 +40,17 @@ class Match:
 
 def tokenize(title: str) -> Tokens:
     """Lower-case the title and split it into tokens (only the first MAX_TITLE characters)."""
-    pairs = _TOKEN.findall(title[:MAX_TITLE].lower().translate(_FOLD))
-    if not pairs:
-        return Tokens((), ())
-    seps, words = zip(*pairs, strict=True)
-    return Tokens(words, seps)
+    text = title[:MAX_TITLE]
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _MARKUP.sub(" ", text)
+    text = text.lower()
+    if not text.isascii():
+        text = text.translate(_FOLD)
+    # split with a capturing group alternates separator, token, separator, ..., separator
+    parts = _TOKEN.split(text)
+    return Tokens(tuple(parts[1::2]), tuple(parts[0:-1:2]))
 
 
 def compact(phrase: str) -> str:
@@ -51,18 +61,23 @@ def compact(phrase: str) -> str:
 # one compiled phrase: the tokens after the first, whether each must be glued to the one
 # before it, what a match means, and whether it must stand alone as a word
 _Entry = tuple[tuple[str, ...], tuple[bool, ...], str, str, bool]
+# entries of one first token: longer phrases keyed by their second token, then one-token ones
+_Level = tuple[dict[str, list[_Entry]], list[_Entry]]
 
 
 class PhraseIndex:
-    """Phrases keyed by their first token, longest first, for greedy matching.
+    """Phrases keyed by their first two tokens, longest first, for greedy matching.
 
     A bounded phrase (a model name) must not be glued to the text around it, so the "A10"
     inside "ZT-P10610A-10L" or the "P4" of "04G-P4-3966" is not a match. ``left_ok`` and
-    ``right_ok`` list neighbours it may touch anyway ("RTX3090", "V100-SXM2").
+    ``right_ok`` list neighbours it may touch anyway ("RTX3090", "V100-SXM2"). A "#" in a
+    phrase stands for any number ("gtx #").
     """
 
-    def __init__(self, left_ok: frozenset[str] = frozenset(), right_ok: frozenset[str] = frozenset()) -> None:
-        self._by_first: dict[str, list[_Entry]] = {}
+    def __init__(
+        self, left_ok: frozenset[str] = frozenset(), right_ok: frozenset[str] = frozenset()
+    ) -> None:
+        self._levels: dict[str, _Level] = {}
         self._left_ok = left_ok
         self._right_ok = right_ok
 
@@ -75,32 +90,55 @@ class PhraseIndex:
                 tight.append(position > 0)
         if not tokens:
             return
-        entries = self._by_first.setdefault(tokens[0], [])
-        entries.append((tuple(tokens[1:]), tuple(tight[1:]), kind, value, bounded))
-        entries.sort(key=lambda entry: -len(entry[0]))
+        longer, single = self._levels.setdefault(tokens[0], ({}, []))
+        entry = (tuple(tokens[1:]), tuple(tight[1:]), kind, value, bounded)
+        if len(tokens) == 1:
+            single.append(entry)
+            return
+        entries = longer.setdefault(tokens[1], [])
+        entries.append(entry)
+        entries.sort(key=lambda e: -len(e[0]))
 
     def scan(self, tokens: Tokens) -> list[Match]:
         """Every phrase in the title, longest match first at each position, no overlaps."""
-        words, seps = tokens.words, tokens.seps
-        by_first = self._by_first
+        words = tokens.words
+        levels = self._levels
         found: list[Match] = []
-        i, count = 0, len(words)
-        while i < count:
-            entries = by_first.get(words[i])
-            if entries is not None:
-                for rest, tight, kind, value, bounded in entries:
-                    end = i + 1 + len(rest)
-                    if (
-                        end <= count
-                        and _fits(words, seps, i + 1, rest, tight)
-                        and (not bounded or self._alone(words, seps, i, end))
-                    ):
-                        found.append(Match(kind, value, i, end))
-                        i = end - 1
-                        break
-            i += 1
+        count = len(words)
+        covered = 0  # tokens before this index belong to an earlier match
+        for i in [i for i, word in enumerate(words) if word in levels]:
+            if i < covered:
+                continue
+            longer, single = levels[words[i]]
+            candidates = None
+            if longer and i + 1 < count:
+                following = words[i + 1]
+                candidates = longer.get(following)
+                if candidates is None and following.isdigit():
+                    candidates = longer.get("#")
+            if candidates or single:
+                covered = self._match_at(tokens, i, candidates, single, found) or covered
         return found
 
+    def _match_at(
+        self,
+        tokens: Tokens,
+        i: int,
+        candidates: list[_Entry] | None,
+        single: list[_Entry],
+        found: list[Match],
+    ) -> int:
+        words, seps = tokens.words, tokens.seps
+        for rest, tight, kind, value, bounded in (*(candidates or ()), *single):
+            end = i + 1 + len(rest)
+            if (
+                end <= len(words)
+                and _fits(words, seps, i + 1, rest, tight)
+                and (not bounded or self._alone(words, seps, i, end))
+            ):
+                found.append(Match(kind, value, i, end))
+                return end
+        return 0
 
     def _alone(self, words: tuple[str, ...], seps: tuple[str, ...], start: int, end: int) -> bool:
         if start > 0 and seps[start] in _TIGHT and words[start - 1] not in self._left_ok:
@@ -119,6 +157,9 @@ def _fits(
     tight: tuple[bool, ...],
 ) -> bool:
     for offset, token in enumerate(rest):
-        if words[at + offset] != token or (tight[offset] and seps[at + offset] not in _TIGHT):
+        word = words[at + offset]
+        if (word != token and not (token == "#" and word.isdigit())) or (
+            tight[offset] and seps[at + offset] not in _TIGHT
+        ):
             return False
     return True

@@ -49,14 +49,13 @@ class Family:
     default_form: str | None = None
     other_vram: frozenset[float] = frozenset()
     other_forms: frozenset[str] = frozenset()
+    vrams: frozenset[float] = frozenset()  # carried and other memory sizes
+    forms: frozenset[str] = frozenset()  # carried form factors
 
     @property
-    def vrams(self) -> frozenset[float]:
-        return frozenset(s.vram_gb for s in self.skus if s.vram_gb) | self.other_vram
-
-    @property
-    def forms(self) -> frozenset[str]:
-        return frozenset(s.form_factor for s in self.skus if s.form_factor)
+    def simple(self) -> bool:
+        """One SKU and no look-alike variant: naming the family names the SKU."""
+        return len(self.skus) == 1 and not (self.other_vram or self.other_forms or self.default_vram)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +81,8 @@ def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabula
         index.add(phrase, "form", form)
     for unit in UNITS:
         index.add(unit, "unit", unit)
+    for unit in ("w", "watt", "watts"):
+        index.add(unit, "watt", unit)
     for table, key in _VOCAB_KINDS:
         kind = f"{table}.{key}" if table == "accessory" else table
         for phrase in _strings(vocabulary, table, key):
@@ -89,12 +90,15 @@ def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabula
     for kind, phrases in _table(aliases, "not_carried").items():
         for phrase in phrases:
             index.add(phrase, "not_carried", kind, bounded=True)
+    # a smaller catalog than the packaged one simply leaves some families unmatched
     for name, phrases in _table(aliases, "families").items():
         if name not in families:
-            raise NormalizeError(f"aliases.toml: family {name!r} has no SKU in the catalog")
+            continue
         for phrase in phrases:
             index.add(phrase, "family", name, bounded=True)
-    parts = {key.upper(): _known(catalog, sku, key) for key, sku in _table(aliases, "parts").items()}
+    parts = {k.upper(): _text(sku, k) for k, sku in _table(aliases, "parts").items() if sku in catalog}
+    for key, sku in parts.items():
+        index.add(key, "part", sku)
     words = {
         f"{table}.{key}": frozenset(_split_words(_strings(vocabulary, table, key)))
         for table, key in _WORD_SETS
@@ -113,22 +117,25 @@ def _families(catalog: Catalog, aliases: Mapping[str, Any]) -> dict[str, Family]
     for name, skus in grouped.items():
         default = defaults.get(name, {})
         other = others.get(name, {})
+        other_vram = frozenset(float(v) for v in other.get("vram", ()))
         families[name] = Family(
             name=name,
             category=skus[0].category,
             skus=tuple(skus),
             default_vram=default.get("vram"),
             default_form=default.get("form"),
-            other_vram=frozenset(float(v) for v in other.get("vram", ())),
+            other_vram=other_vram,
             other_forms=frozenset(other.get("form", ())),
+            vrams=frozenset(s.vram_gb for s in skus if s.vram_gb) | other_vram,
+            forms=frozenset(s.form_factor for s in skus if s.form_factor),
         )
     return families
 
 
-def _known(catalog: Catalog, sku: str, key: str) -> str:
-    if sku not in catalog:
-        raise NormalizeError(f"aliases.toml: part {key!r} names unknown SKU {sku!r}")
-    return sku
+def _text(value: object, key: str) -> str:
+    if not isinstance(value, str):
+        raise NormalizeError(f"aliases.toml: part {key!r} must name a SKU id")
+    return value
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -154,4 +161,5 @@ def _strings(data: Mapping[str, Any], table: str, key: str) -> list[str]:
 
 
 def _split_words(phrases: list[str]) -> list[str]:
-    return [compact(word) for phrase in phrases for word in phrase.split()]
+    """Word sets are checked one token at a time: "compatible with" stands as "compatible"."""
+    return [compact(phrase.split()[0]) for phrase in phrases if phrase.split()]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from db.rank_queries import RankQuery, SpecRow, load_rank_rows, load_skip_counts
 from ranking.explain import ReasonFacts, render_reason
-from ranking.landed import landed_unit_price
+from ranking.landed import fx_rate, landed_unit_price
 from ranking.market import market_query
 from ranking.profiles import load_profiles
 from ranking.score import score_deal
@@ -198,6 +198,7 @@ def _facts(
     value = ctx.values[row.sku]
     metric = "slots" if value.category is not Category.GPU else ctx.primary_metric
     base = row.baseline
+    foreign = None if row.currency == ctx.settings.currency else fx_rate(row.currency, ctx.settings)
     return ReasonFacts(
         sku_name=ctx.skus[row.sku].name,
         landed=landed,
@@ -220,6 +221,9 @@ def _facts(
         price_per_metric=metrics.get(f"price_per_{metric}"),
         value_rank=row.value_rank,
         group_size=row.group_size,
+        converted_from=None if foreign is None else row.currency,
+        fx_rate=foreign,
+        fx_date=ctx.settings.fx_date,
         needs_host=ctx.skus[row.sku].form_factor if value.needs_host else None,
         not_a_deal=row.kind.replace("_", " ") if parts else None,
     )

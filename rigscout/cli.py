@@ -131,7 +131,7 @@ def init(app: AppContext, force: bool) -> None:
 
 @cli.group()
 def db() -> None:
-    """Database maintenance."""
+    """Database maintenance: apply the schema migrations."""
 
 
 @db.command("upgrade")
@@ -288,10 +288,9 @@ def normalize(app: AppContext) -> None:
     from ranking.catalog import load_catalog
 
     normalizer = Normalizer(load_catalog())
-    out = click.get_text_stream("stdout")
-    for line in click.get_text_stream("stdin"):
+    for line in sys.stdin:
         title = line.rstrip("\r\n")
-        out.write(json.dumps(normalizer.normalize(title).as_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(normalizer.normalize(title).as_json(), ensure_ascii=False) + "\n")
 
 
 @cli.command()
@@ -391,7 +390,7 @@ def export_options(func: F) -> F:
 @contextmanager
 def _output(path: Path | None) -> Iterator[Any]:
     if path is None:
-        yield click.get_text_stream("stdout")
+        yield sys.stdout
         return
     with path.open("w", encoding="utf-8", newline="") as handle:
         yield handle
@@ -539,7 +538,7 @@ def chart_value(app: AppContext, profile: str | None, category: str, output: Pat
 
 @cli.group()
 def alerts() -> None:
-    """Alert channels."""
+    """Alert channels: check that each configured channel delivers."""
 
 
 @alerts.command("test")

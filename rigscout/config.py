@@ -294,6 +294,10 @@ def _channel(name: str, raw: dict[str, Any], environ: Mapping[str, str]) -> Chan
     kind = raw.get("type")
     if kind == "email":
         recipients = raw["to"]
+        if raw.get("security", "starttls") not in {"starttls", "ssl", "none"}:
+            raise ValueError(f"channel {name!r}: security must be starttls, ssl or none")
+        if raw.get("mode", "digest") not in {"digest", "immediate"}:
+            raise ValueError(f"channel {name!r}: mode must be digest or immediate")
         return SmtpChannel(
             name=name,
             host=str(raw["host"]),

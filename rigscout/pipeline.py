@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.orm import Session
@@ -26,7 +26,7 @@ from db.leases import (
     save_lease_result,
     save_lease_rows,
 )
-from db.runs import RunCounts, finish_run, save_interrupted_runs, start_run
+from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, start_run
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from ranking.rank import rank_deals
 from rigscout.errors import CollectError
@@ -122,7 +122,10 @@ def run_daily(
     open, inside ``alert_guard`` (the run lock), so concurrent workers alert once.
     """
     with Session(engine) as session:
-        save_interrupted_runs(session, now())
+        # A locked run knows any run still marked running is dead; workers run side by side,
+        # so they only mark runs older than any real run could be.
+        stale = STALE_AFTER if plan.lease_key else timedelta(0)
+        save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
     totals, failures, requests = _collect_all(
         plan, engine=engine, collector=collector, normalize=normalize, run_id=run_id,

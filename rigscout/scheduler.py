@@ -105,6 +105,6 @@ def serve(scheduler: BlockingScheduler) -> None:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     job = scheduler.get_job(JOB_ID)
-    log.info("scheduler started; next run at %s", job.next_run_time if job else "?")
+    log.info("scheduler starting; daily job on %s", job.trigger if job else "?")
     scheduler.start()
     log.info("scheduler stopped")

@@ -53,7 +53,7 @@ def _page_collector(
         before = requests()
         result = collect_search(
             search, mode, fetch_page=source, is_known=is_known,
-            max_pages=min(search.max_pages, max_pages),
+            max_pages=min(search.max_pages, max_pages), now=utcnow(),
         )
         return CollectedSearch(result.listings, requests() - before, result.stopped)
 

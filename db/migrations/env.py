@@ -1,6 +1,8 @@
 """Alembic environment: runs on the connection ``db.migrate`` hands over, never from a .ini file.
 
-Batch mode is on for SQLite so later revisions can alter tables there too.
+Batch mode is on for SQLite so later revisions can alter tables there too. To write a new
+revision after changing db/models.py, autogenerate it against a database at head:
+``command.revision(alembic_config(conn), message="...", autogenerate=True)`` (db.migrate).
 """
 
 from __future__ import annotations

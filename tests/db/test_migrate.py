@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import func, inspect, select
+from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
 from db.engine import open_engine
 from db.migrate import current_revision, head_revision, upgrade
 from db.models import Base, RunRow
 from db.runs import start_run
+from rigscout.errors import StoreError
 
 
 def schema_differences(engine) -> list[object]:
@@ -49,3 +51,18 @@ def test_a_new_database_has_no_revision_until_upgraded(tmp_path):
     expected = {table.name for table in Base.metadata.sorted_tables} | {"alembic_version"}
     assert set(inspect(engine).get_table_names()) == expected
     engine.dispose()
+
+
+def test_a_database_from_a_newer_rigscout_is_refused_with_its_revision(engine):
+    stamp = "UPDATE alembic_version SET version_num = :rev"
+    with engine.begin() as conn:
+        conn.execute(text(stamp), {"rev": "f00dfeed"})
+    try:
+        with pytest.raises(StoreError) as caught:
+            upgrade(engine)
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text(stamp), {"rev": head_revision()})
+
+    assert "f00dfeed" in str(caught.value)
+    assert str(caught.value).startswith("Cannot migrate database ")

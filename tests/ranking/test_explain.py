@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -54,6 +55,8 @@ def test_the_sentence_reads_like_the_buyers_guides():
         ({"window_days": 14}, "the 14-day sold median"),
         ({"currency": "EUR"}, "at €139 landed"),
         ({"currency": "CHF"}, "at 139 CHF landed"),
+        ({"converted_from": "EUR", "fx_rate": Decimal("1.08"), "fx_date": date(2026, 11, 1)},
+         "$139 landed, converted from EUR at 1.08 of 2026-11-01, 31% under"),
         ({"auction": True, "end_time": NOW + timedelta(hours=5, minutes=30), "now": NOW},
          "V100 SXM2 16GB auction at $139 current bid landed, ends in 5h 30m, 31% under"),
         ({"not_a_deal": "for parts", "metric": None}, "(48 sales); needs an SXM2 server; "
@@ -61,8 +64,6 @@ def test_the_sentence_reads_like_the_buyers_guides():
     ],
 )  # fmt: skip
 def test_each_fact_changes_the_sentence(changes, expected_part):
-    from dataclasses import replace
-
     assert expected_part in render_reason(replace(V100, **changes))
 
 
@@ -89,7 +90,13 @@ def test_a_server_is_compared_with_its_parts():
 
 @pytest.mark.parametrize(
     ("amount", "shown"),
-    [("139.40", "$139"), ("1299.5", "$1,300"), ("45.5", "$45.50"), ("90", "$90"), ("0.99", "$0.99")],
+    [
+        ("139.40", "$139"),
+        ("1299.5", "$1,300"),
+        ("45.5", "$45.50"),
+        ("90", "$90"),
+        ("0.99", "$0.99"),
+    ],
 )
 def test_money_is_shown_the_way_listings_show_it(amount, shown):
     assert render_money(Decimal(amount), "USD") == shown

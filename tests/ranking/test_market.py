@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import itertools
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import pytest
-from sqlalchemy.orm import Session
 
 from db.models import ListingRow, ObservationRow, SaleRow
 from ranking.market import load_market, sale_weight, weighted_median
 from rigscout.config import RankSettings
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"
@@ -142,18 +145,26 @@ def test_baseline_is_the_median_of_landed_unit_prices_in_the_window(session, now
     assert base.q1 <= base.median <= base.q3
 
 
-def test_best_offer_sales_pull_the_median_less(session, now):
+@pytest.mark.parametrize(
+    ("weak", "counts"),
+    [
+        ({"best_offer_accepted": True}, (5, 2, 0)),
+        ({"source": "presumed"}, (5, 0, 2)),
+    ],
+    ids=["best-offer-upper-bounds", "presumed-sales"],
+)
+def test_weak_sales_pull_the_median_less_and_are_counted(session, now, weak, counts):
     for price in ("200", "210", "220"):
         add_sale(session, now, sku=V100, price=price)
     for price in ("400", "410"):
-        add_sale(session, now, sku=V100, price=price, best_offer_accepted=True)
+        add_sale(session, now, sku=V100, price=price, **weak)
     session.commit()
 
     base = load_market(session, RankSettings(min_sales=5), now)[V100]
 
-    # unweighted the median would be 220; the two upper bounds count half each
+    # unweighted the median would be 220; the two weak sales count half each
     assert base.median == Decimal("215.00")
-    assert (base.count, base.upper_bound_count) == (5, 2)
+    assert (base.count, base.upper_bound_count, base.presumed_count) == counts
 
 
 def test_too_few_sales_fall_back_to_active_asking_prices(session, now):
@@ -201,5 +212,4 @@ def test_the_window_is_counted_back_from_now(session, now):
 
     base = load_market(session, RankSettings(min_sales=1), now)[P40]
 
-    assert base.median == Decimal("150.00")
-    assert date.fromisoformat("2026-11-20") == now.date()
+    assert (base.median, base.count) == (Decimal("150.00"), 1)

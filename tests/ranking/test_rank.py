@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -17,7 +17,7 @@ from tests.ranking.test_value import CATALOG, K80, P40, TRT, V100
 USD = RankSettings(min_sales=3)
 
 
-def v100_market(session, now, prices=("190", "201", "210", "220", "240")):
+def v100_market(session, now, prices=("190", "201", "210", "220", "240")) -> None:
     for price in prices:
         add_sale(session, now, sku=V100.sku, price=price)
 
@@ -30,7 +30,7 @@ def test_a_listing_under_the_sold_median_is_a_deal_with_its_numbers(session, now
 
     deals = rank_deals(session, CATALOG, USD, now=now, profile="training")
 
-    assert [d.listing_id for d in deals][0] == cheap.id
+    assert deals[0].listing_id == cheap.id
     best = deals[0]
     assert (best.landed_unit_price, best.baseline, best.baseline_count) == (
         Decimal("139.00"), Decimal("210.00"), 5,
@@ -91,11 +91,16 @@ def test_foreign_listings_are_converted_at_the_configured_rate(session, now):
     v100_market(session, now)
     add_listing(session, now, sku=V100.sku, price="100", shipping="20", currency="EUR")
     session.commit()
-    settings = RankSettings(fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")}, min_sales=3)
+    settings = RankSettings(
+        fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")},
+        fx_date=date(2026, 11, 1),
+        min_sales=3,
+    )
 
     (deal,) = rank_deals(session, CATALOG, settings, now=now)
 
     assert (deal.landed_unit_price, deal.currency) == (Decimal("132.00"), "USD")
+    assert "$132 landed, converted from EUR at 1.10 of 2026-11-01," in deal.reason
 
 
 def test_unknown_shipping_lands_on_the_price_alone_and_says_so(session, now):

@@ -13,24 +13,91 @@ from rigscout.errors import ConfigError
 from rigscout.models import Category
 
 GPU = Category.GPU
-V100 = Sku("nvidia-tesla-v100-sxm2-16gb", GPU, "V100 SXM2 16GB", "NVIDIA", vram_gb=16,
-           mem_bandwidth_gbs=900, fp16_tensor_tflops=125, fp16_tflops=31.4, fp32_tflops=15.7,
-           form_factor="SXM2")  # fmt: skip
-P40 = Sku("nvidia-tesla-p40", GPU, "Tesla P40", "NVIDIA", vram_gb=24, mem_bandwidth_gbs=346,
-          fp16_tflops=0.18, fp32_tflops=11.76, form_factor="PCIe")  # fmt: skip
-P100 = Sku("nvidia-tesla-p100-pcie-16gb", GPU, "Tesla P100 PCIe 16GB", "NVIDIA", vram_gb=16,
-           mem_bandwidth_gbs=732, fp16_tflops=18.7, fp32_tflops=9.3, form_factor="PCIe")  # fmt: skip
-K80 = Sku("nvidia-tesla-k80", GPU, "Tesla K80", "NVIDIA", vram_gb=12, mem_bandwidth_gbs=240,
-          fp32_tflops=4.37, form_factor="PCIe", gpus_per_board=2)  # fmt: skip
-RTX3090 = Sku("nvidia-rtx-3090", GPU, "RTX 3090", "NVIDIA", vram_gb=24, mem_bandwidth_gbs=936,
-              fp16_tensor_tflops=71, fp16_tflops=35.6, fp32_tflops=35.6, bf16=True,
-              form_factor="PCIe")  # fmt: skip
-T181 = Sku("gigabyte-t181-g20", Category.SERVER, "Gigabyte T181-G20", "Gigabyte", gpu_slots=4,
-           gpu_form_factor="SXM2", interconnect="nvlink")  # fmt: skip
-TRT2 = Sku("supermicro-sys-4028gr-trt2", Category.SERVER, "Supermicro SYS-4028GR-TRT2",
-           "Supermicro", gpu_slots=8, gpu_form_factor="PCIe", interconnect="single-root")  # fmt: skip
-TRT = Sku("supermicro-sys-4028gr-trt", Category.SERVER, "Supermicro SYS-4028GR-TRT", "Supermicro",
-          gpu_slots=8, gpu_form_factor="PCIe", interconnect="split-root")  # fmt: skip
+V100 = Sku(
+    "nvidia-tesla-v100-sxm2-16gb",
+    GPU,
+    "V100 SXM2 16GB",
+    "NVIDIA",
+    vram_gb=16,
+    mem_bandwidth_gbs=900,
+    fp16_tensor_tflops=125,
+    fp16_tflops=31.4,
+    fp32_tflops=15.7,
+    form_factor="SXM2",
+)
+P40 = Sku(
+    "nvidia-tesla-p40",
+    GPU,
+    "Tesla P40",
+    "NVIDIA",
+    vram_gb=24,
+    mem_bandwidth_gbs=346,
+    fp16_tflops=0.18,
+    fp32_tflops=11.76,
+    form_factor="PCIe",
+)
+P100 = Sku(
+    "nvidia-tesla-p100-pcie-16gb",
+    GPU,
+    "Tesla P100 PCIe 16GB",
+    "NVIDIA",
+    vram_gb=16,
+    mem_bandwidth_gbs=732,
+    fp16_tflops=18.7,
+    fp32_tflops=9.3,
+    form_factor="PCIe",
+)
+K80 = Sku(
+    "nvidia-tesla-k80",
+    GPU,
+    "Tesla K80",
+    "NVIDIA",
+    vram_gb=12,
+    mem_bandwidth_gbs=240,
+    fp32_tflops=4.37,
+    form_factor="PCIe",
+    gpus_per_board=2,
+)
+RTX3090 = Sku(
+    "nvidia-rtx-3090",
+    GPU,
+    "RTX 3090",
+    "NVIDIA",
+    vram_gb=24,
+    mem_bandwidth_gbs=936,
+    fp16_tensor_tflops=71,
+    fp16_tflops=35.6,
+    fp32_tflops=35.6,
+    bf16=True,
+    form_factor="PCIe",
+)
+T181 = Sku(
+    "gigabyte-t181-g20",
+    Category.SERVER,
+    "Gigabyte T181-G20",
+    "Gigabyte",
+    gpu_slots=4,
+    gpu_form_factor="SXM2",
+    interconnect="nvlink",
+)
+TRT2 = Sku(
+    "supermicro-sys-4028gr-trt2",
+    Category.SERVER,
+    "Supermicro SYS-4028GR-TRT2",
+    "Supermicro",
+    gpu_slots=8,
+    gpu_form_factor="PCIe",
+    interconnect="single-root",
+)
+TRT = Sku(
+    "supermicro-sys-4028gr-trt",
+    Category.SERVER,
+    "Supermicro SYS-4028GR-TRT",
+    "Supermicro",
+    gpu_slots=8,
+    gpu_form_factor="PCIe",
+    interconnect="split-root",
+)
 CATALOG = {s.sku: s for s in (V100, P40, P100, K80, RTX3090, T181, TRT2, TRT)}
 
 PROFILES = load_profiles()
@@ -77,8 +144,16 @@ def test_profiles_weigh_what_their_workload_needs(profile, better, worse):
 
 def test_training_gives_bf16_cards_a_bonus():
     training = PROFILES.get("training")
-    no_bf16 = Sku("x", GPU, "x", "NVIDIA", vram_gb=24, mem_bandwidth_gbs=936,
-                  fp16_tensor_tflops=71, fp32_tflops=35.6)  # fmt: skip
+    no_bf16 = Sku(
+        "x",
+        GPU,
+        "x",
+        "NVIDIA",
+        vram_gb=24,
+        mem_bandwidth_gbs=936,
+        fp16_tensor_tflops=71,
+        fp32_tflops=35.6,
+    )
 
     ratio = (
         score_sku_value(RTX3090, training, PROFILES).capability
@@ -133,7 +208,7 @@ def test_an_sxm2_module_needs_a_host():
     ids=["weights-not-summing-to-1", "unknown-metric", "no-unknown-topology"],
 )
 def test_bad_profile_data_is_a_clear_config_error(raw):
-    with pytest.raises(ConfigError, match="profile|topology"):
+    with pytest.raises(ConfigError, match=r"profile|topology"):
         parse_profiles(raw)
 
 

@@ -23,7 +23,7 @@ def all_commands(group=cli, prefix=()):
             yield from all_commands(command, (*prefix, name))
 
 
-@pytest.mark.parametrize(("path", "command"), list(all_commands()), ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+@pytest.mark.parametrize(("path", "command"), list(all_commands()), ids=lambda v: "-".join(v) if isinstance(v, tuple) else "")
 def test_every_command_has_help_with_an_example(path, command):
     result = invoke([*path, "--help"])
     assert result.exit_code == 0

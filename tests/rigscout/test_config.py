@@ -96,6 +96,8 @@ def test_a_secret_written_in_the_file_is_refused(tmp_path: Path):
         ('[[alerts.rule]]\nchannels = ["nowhere"]\n', "unknown channels"),
         ("[collector]\nspeed = 3\n", "unknown keys: speed"),
         ('[alerts.channels.c]\ntype = "discord"\n', "RIGSCOUT_DISCORD_WEBHOOK is not set"),
+        ('[alerts.channels.m]\ntype = "email"\nhost = "h"\nfrom = "a@b"\nto = "c@d"\n'
+         'security = "tls"\n', "security must be"),
     ],
 )
 def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, message: str):

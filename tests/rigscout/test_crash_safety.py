@@ -26,6 +26,16 @@ def snapshot(engine) -> tuple[int, int, int]:
     return count(engine, ListingRow), count(engine, ObservationRow), count(engine, SaleRow)
 
 
+def wait_until_running(engine, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with Session(engine) as session:
+            if session.scalars(select(RunRow).where(RunRow.status == "running")).first():
+                return
+        time.sleep(0.05)
+    raise AssertionError("the run never started")
+
+
 def run_to_end(config) -> None:
     proc = rigscout_process(["--config", str(config), "run", "--no-alerts"])
     _, stderr = proc.communicate(timeout=180)
@@ -33,7 +43,7 @@ def run_to_end(config) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kill_after", [2.0, 3.5])
+@pytest.mark.parametrize("kill_after", [0.3, 1.5, 3.0])
 def test_a_killed_run_is_completed_by_the_next_one(engine, tmp_path, kill_after):
     with FakeEbay() as fake:
         serve_demo_pages(fake)
@@ -41,6 +51,7 @@ def test_a_killed_run_is_completed_by_the_next_one(engine, tmp_path, kill_after)
         config = write_config(tmp_path, engine_url(engine), extra=extra)
 
         victim = rigscout_process(["--config", str(config), "run", "--no-alerts"])
+        wait_until_running(engine)
         time.sleep(kill_after)
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=10)

@@ -144,6 +144,14 @@ def test_sold_mode_asks_for_sold_results_ended_recently_first(
         assert request.params["_sop"] == "13"
 
 
+def test_an_empty_results_page_past_the_end_stops_paging(
+    ebay: FakeEbay, fetcher: PoliteFetcher
+) -> None:
+    result = collect(ebay, fetcher, MemoryStore(), mode=Mode.SOLD, max_pages=5)
+    assert (result.pages, result.stopped, len(result.listings)) == (3, "last-page", 120)
+    assert [r.page for r in ebay.requests] == [1, 2, 3]
+
+
 def test_requests_carry_the_configured_user_agent(ebay: FakeEbay, fetcher: PoliteFetcher) -> None:
     collect(ebay, fetcher, MemoryStore(), max_pages=1)
     assert [r.user_agent for r in ebay.requests] == [SETTINGS.user_agent]

@@ -41,10 +41,9 @@ Handler = Callable[[httpx.Request], httpx.Response]
 def answers(*responses: httpx.Response | Exception) -> Handler:
     """A handler that gives these answers in order, then repeats the last one."""
     queue: Iterator[httpx.Response | Exception] = iter(responses)
-    last: list[httpx.Response | Exception] = [responses[-1]]
 
     def handle(request: httpx.Request) -> httpx.Response:
-        answer = next(queue, last[0])
+        answer = next(queue, responses[-1])
         if isinstance(answer, Exception):
             raise answer
         return answer

@@ -13,18 +13,21 @@ answer, a truncated body, a captcha page or a redirect to a sign-in wall.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import sys
 import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
+from rigscout.config import load_settings
 from tests.conftest import SAMPLES
 
 if TYPE_CHECKING:
-    from pathlib import Path
     from types import TracebackType
 
     from rigscout.models import SavedSearch
@@ -341,3 +344,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the request log is ``FakeEbay.requests``."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve saved pages for every search of a config file until interrupted.
+
+    ``python -m tests.support.fake_ebay fixtures/demo rigscout/starter.toml`` prints the
+    base URL to put in ``[collector] base_url`` for a local ``rigscout run``.
+    """
+    parser = argparse.ArgumentParser(prog="python -m tests.support.fake_ebay")
+    parser.add_argument("directory", type=Path, help="<directory>/<search>/<mode>-p<N>.html")
+    parser.add_argument("config", type=Path, help="the rigscout TOML file naming the searches")
+    args = parser.parse_args(argv)
+    settings = load_settings(args.config, {})
+    with FakeEbay() as ebay:
+        pages = sum(ebay.add_saved_pages(args.directory, s) for s in settings.searches)
+        print(f"serving {pages} pages for {len(settings.searches)} searches at {ebay.base_url}")
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
