@@ -33,20 +33,42 @@ def build_database(path: Path, observations: int, listings: int) -> None:
     rng = random.Random(7)
     t0 = datetime(2025, 11, 20, tzinfo=UTC)
     with engine.begin() as conn:
-        conn.execute(insert(ListingRow), [
-            {"id": i + 1, "marketplace": "EBAY_US", "item_id": str(10**11 + i), "title": "t",
-             "url": "u", "buying_format": "buy_it_now", "currency": "USD", "status": "active",
-             "first_seen": t0, "last_seen": t0, "sku": SKUS[i % len(SKUS)], "category": "gpu",
-             "kind": "item", "quantity": 1, "includes": [], "confidence": 1.0}
-            for i in range(listings)
-        ])
+        conn.execute(
+            insert(ListingRow),
+            [
+                {
+                    "id": i + 1,
+                    "marketplace": "EBAY_US",
+                    "item_id": str(10**11 + i),
+                    "title": "t",
+                    "url": "u",
+                    "buying_format": "buy_it_now",
+                    "currency": "USD",
+                    "status": "active",
+                    "first_seen": t0,
+                    "last_seen": t0,
+                    "sku": SKUS[i % len(SKUS)],
+                    "category": "gpu",
+                    "kind": "item",
+                    "quantity": 1,
+                    "includes": [],
+                    "confidence": 1.0,
+                }
+                for i in range(listings)
+            ],
+        )
         batch = []
         for n in range(observations):
-            batch.append({
-                "listing_id": rng.randrange(listings) + 1, "currency": "USD", "status": "active",
-                "observed_at": t0 + timedelta(minutes=rng.randrange(365 * 24 * 60)),
-                "price": f"{rng.uniform(80, 900):.2f}", "shipping": "0",
-            })
+            batch.append(
+                {
+                    "listing_id": rng.randrange(listings) + 1,
+                    "currency": "USD",
+                    "status": "active",
+                    "observed_at": t0 + timedelta(minutes=rng.randrange(365 * 24 * 60)),
+                    "price": f"{rng.uniform(80, 900):.2f}",
+                    "shipping": "0",
+                }
+            )
             if len(batch) == 50_000 or n == observations - 1:
                 conn.execute(insert(ObservationRow), batch)
                 batch = []
@@ -68,7 +90,8 @@ def child(variant: str, path: Path) -> dict[str, float]:
     else:
         frame = pd.read_sql(
             "SELECT l.sku, o.observed_at AS at, o.price + COALESCE(o.shipping, 0) AS landed "
-            "FROM observations o JOIN listings l ON l.id = o.listing_id", engine.connect(),
+            "FROM observations o JOIN listings l ON l.id = o.listing_id",
+            engine.connect(),
         )
         frame["period"] = pd.to_datetime(frame["at"], format="mixed").dt.date
         summary = frame.groupby(["sku", "period"])["landed"].agg(["count", "min", "median", "max"])
@@ -76,8 +99,12 @@ def child(variant: str, path: Path) -> dict[str, float]:
         rows = len(summary)
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"seconds": round(seconds, 2), "peak_rss_mb": round(peak_mb, 1),
-            "peak_growth_mb": round(peak_mb - before_mb, 1), "rows": rows}
+    return {
+        "seconds": round(seconds, 2),
+        "peak_rss_mb": round(peak_mb, 1),
+        "peak_growth_mb": round(peak_mb - before_mb, 1),
+        "rows": rows,
+    }
 
 
 def _current_rss_mb() -> float:
@@ -91,7 +118,9 @@ def _current_rss_mb() -> float:
 def _run_child(variant: str, path: Path) -> dict[str, float]:
     output = subprocess.run(
         [sys.executable, "-m", "bench.bench_export", "--child", variant, str(path)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return dict(json.loads(output.strip().splitlines()[-1]))
 

@@ -8,13 +8,17 @@ SQLite has one writer at a time, so the same code is correct there without SKIP 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, or_, select
-from sqlalchemy.orm import Session
 
 from db.models import SearchLeaseRow
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sqlalchemy.orm import Session
 
 
 def save_lease_rows(session: Session, run_key: str, searches: Sequence[str], now: datetime) -> int:
@@ -82,8 +86,13 @@ def save_lease_result(
 
 def load_open_lease_count(session: Session, run_key: str) -> int:
     """Searches of this run still pending or leased."""
-    return session.scalar(
-        select(func.count())
-        .select_from(SearchLeaseRow)
-        .where(SearchLeaseRow.run_key == run_key, SearchLeaseRow.status.in_(("pending", "leased")))
-    ) or 0
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(SearchLeaseRow)
+            .where(
+                SearchLeaseRow.run_key == run_key, SearchLeaseRow.status.in_(("pending", "leased"))
+            )
+        )
+        or 0
+    )

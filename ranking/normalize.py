@@ -51,10 +51,13 @@ class Normalizer:
     ) -> Normalized:
         """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER."""
         f = extract_features(title, self.vocabulary, specifics)
-        if category_id in _COMPUTER_CATEGORIES or self._other_phrase(f):
+        by_kind = f.by_kind
+        if category_id in _COMPUTER_CATEGORIES or ("other" in by_kind and self._other_phrase(f)):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.8)
         subject = self._subject(f)
-        if self._accessory(f, subject.start if subject else len(f.tokens.words)):
+        if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and self._accessory(
+            f, subject.start if subject else len(f.tokens.words)
+        ):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if subject is None:
             part = self.catalog.get(f.part) if f.part else None

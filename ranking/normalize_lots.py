@@ -84,7 +84,13 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
         words and (words[0].isdigit() or words[0] in NUMBER_WORDS)
     ):
         return cues
-    positions = [i for i, w in enumerate(words) if w in TRIGGERS or (w.isdigit() and seps[i].endswith("("))]
+    positions = [
+        i for i, w in enumerate(words)
+        if (w in TRIGGERS and not (w == "x" and seps[i] == "" and i > 1 and seps[i - 1] == ""))
+        or (w.isdigit() and seps[i].endswith("("))
+    ]  # fmt: skip
+    if not positions and not (words and (words[0].isdigit() or words[0] in NUMBER_WORDS)):
+        return cues
     for i in positions if positions[:1] == [0] else [0, *positions]:
         word = words[i]
         count: int | None = None

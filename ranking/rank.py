@@ -2,6 +2,7 @@
 
 Settings: ``RankSettings`` (currency, fx_rates, profile, window_days, min_sales, seller
 thresholds). Only listings whose status is "active" are ranked; sold ones feed the baseline.
+Listings left out are counted by reason in ``Ranking.skipped`` (e.g. "no_fx_rate").
 """
 
 from __future__ import annotations
@@ -66,7 +67,13 @@ def rank_deals(
     include_parts: bool = False,
     buying: str = "all",
 ) -> list[Deal]:
-    """The best ``limit`` deals, then (``include_parts``) up to ``limit`` parts/accessories."""
+    """Active listings as deals, best score first (at most ``limit``).
+
+    ``buying``: "all", "buy_now" (fixed price and best offer) or "auction" (ranked on the
+    current bid, with ``end_time``). ``include_parts`` appends up to ``limit`` for-parts and
+    accessory listings of catalog SKUs, cheapest first, with score 0: never deals
+    (``rank_listings`` keeps them in a separate ``parts`` view).
+    """
     ranking = rank_listings(
         session,
         skus,

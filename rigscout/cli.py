@@ -17,13 +17,12 @@ from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import httpx
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -32,6 +31,9 @@ from db.migrate import upgrade
 from rigscout import __version__
 from rigscout.config import Settings, load_settings, resolve_config_path
 from rigscout.errors import ConfigError, LockedError, RigscoutError, StoreError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = logging.getLogger("rigscout")
@@ -53,8 +55,8 @@ class AppContext:
         starter = load_settings(STARTER, os.environ)
         defaults = load_settings(None, os.environ)
         click.echo(
-            f"No {path.name} here: using the starter searches and {_safe_url(defaults.database_url)}"
-            " (`rigscout init` writes a config you can edit).",
+            f"No {path.name} here: using the starter searches and "
+            f"{_safe_url(defaults.database_url)} (`rigscout init` writes a config you can edit).",
             err=True,
         )
         return replace(starter, database_url=defaults.database_url, config_path=None)
@@ -88,7 +90,12 @@ def open_store(settings: Settings) -> Engine:
 
 
 @click.group()
-@click.option("--config", "config", envvar=None, help="Config file (default: $RIGSCOUT_CONFIG or ./rigscout.toml).")
+@click.option(
+    "--config",
+    "config",
+    envvar=None,
+    help="Config file (default: $RIGSCOUT_CONFIG or ./rigscout.toml).",
+)
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.version_option(__version__, prog_name="rigscout")
 @click.pass_context
@@ -159,24 +166,32 @@ def _safe_url(url: str) -> str:
 
 def search_options(func: F) -> F:
     func = click.option(
-        "--search", "search_names", multiple=True, metavar="NAME",
+        "--search",
+        "search_names",
+        multiple=True,
+        metavar="NAME",
         help="Only these saved searches (repeatable).",
     )(func)
-    func = click.option(
-        "--offline", type=click.Path(exists=True, file_okay=False, path_type=Path),
+    return click.option(
+        "--offline",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
         help="Replay saved pages from DIR/<search>/<mode>-p<N>.html instead of eBay.",
     )(func)
-    return func
 
 
 @cli.command()
 @search_options
-@click.option("--dry-run", is_flag=True, help="Show what would be alerted; send and record nothing.")
+@click.option(
+    "--dry-run", is_flag=True, help="Show what would be alerted; send and record nothing."
+)
 @click.option("--no-alerts", is_flag=True, help="Skip the alert step.")
 @click.option("--profile", help="Ranking profile: llm-inference, training or capacity.")
 @click.option("--wait", is_flag=True, help="Wait for a run already in progress instead of exiting.")
-@click.option("--worker", is_flag=True,
-              help="Share today's searches with other workers on the same PostgreSQL database.")
+@click.option(
+    "--worker",
+    is_flag=True,
+    help="Share today's searches with other workers on the same PostgreSQL database.",
+)
 @click.option("--limit", default=15, show_default=True, help="Deals shown in the summary.")
 @pass_app
 @handle_errors
@@ -204,8 +219,15 @@ def run(
 
     settings = app.settings()
     report = run_job(
-        settings, console=app.console, offline=offline, search_names=search_names,
-        profile=profile, alert=not no_alerts, dry_run=dry_run, wait=wait, limit=limit,
+        settings,
+        console=app.console,
+        offline=offline,
+        search_names=search_names,
+        profile=profile,
+        alert=not no_alerts,
+        dry_run=dry_run,
+        wait=wait,
+        limit=limit,
         worker=worker,
     )
     sys.exit(report.exit_code)
@@ -225,8 +247,15 @@ def collect(app: AppContext, offline: Path | None, search_names: tuple[str, ...]
     from rigscout.jobs import run_job
 
     report = run_job(
-        app.settings(), console=app.console, offline=offline, search_names=search_names,
-        profile=None, alert=False, dry_run=False, wait=False, limit=0,
+        app.settings(),
+        console=app.console,
+        offline=offline,
+        search_names=search_names,
+        profile=None,
+        alert=False,
+        dry_run=False,
+        wait=False,
+        limit=0,
     )
     sys.exit(report.exit_code)
 
@@ -237,15 +266,29 @@ def collect(app: AppContext, offline: Path | None, search_names: tuple[str, ...]
 @click.option("--category", type=click.Choice(["gpu", "server", "board"]))
 @click.option("--max-price", type=Decimal, help="Maximum landed unit price.")
 @click.option("--limit", default=20, show_default=True)
-@click.option("--buying", type=click.Choice(["all", "buy_now", "auction"]), default="all",
-              show_default=True, help="Auctions are ranked on the current bid.")
-@click.option("--include-parts", is_flag=True, help="Show accessories and for-parts listings instead.")
+@click.option(
+    "--buying",
+    type=click.Choice(["all", "buy_now", "auction"]),
+    default="all",
+    show_default=True,
+    help="Auctions are ranked on the current bid.",
+)
+@click.option(
+    "--include-parts", is_flag=True, help="Show accessories and for-parts listings instead."
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON list instead of a table.")
 @pass_app
 @handle_errors
 def rank(
-    app: AppContext, profile: str | None, sku: str | None, category: str | None,
-    max_price: Decimal | None, limit: int, buying: str, include_parts: bool, as_json: bool,
+    app: AppContext,
+    profile: str | None,
+    sku: str | None,
+    category: str | None,
+    max_price: Decimal | None,
+    limit: int,
+    buying: str,
+    include_parts: bool,
+    as_json: bool,
 ) -> None:
     """Show the top deals among stored listings.
 
@@ -261,9 +304,17 @@ def rank(
     engine = open_store(settings)
     with Session(engine) as session:
         deals = rank_deals(
-            session, load_skus(), settings.rank, now=utcnow(),
-            profile=profile or settings.rank.profile, sku=sku, category=category,
-            max_price=max_price, limit=limit, include_parts=include_parts, buying=buying,
+            session,
+            load_skus(),
+            settings.rank,
+            now=utcnow(),
+            profile=profile or settings.rank.profile,
+            sku=sku,
+            category=category,
+            max_price=max_price,
+            limit=limit,
+            include_parts=include_parts,
+            buying=buying,
         )
     if as_json:
         click.echo(json.dumps([deal_json(d) for d in deals], indent=2))
@@ -284,13 +335,15 @@ def normalize(app: AppContext) -> None:
 
         echo "Lot of 2 NVIDIA Tesla V100 SXM2 16GB" | rigscout normalize
     """
-    from ranking.normalize import Normalizer
     from ranking.catalog import load_catalog
+    from ranking.normalize import Normalizer
 
     normalizer = Normalizer(load_catalog())
     for line in sys.stdin:
         title = line.rstrip("\r\n")
-        sys.stdout.write(json.dumps(normalizer.normalize(title).as_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(
+            json.dumps(normalizer.normalize(title).as_json(), ensure_ascii=False) + "\n"
+        )
 
 
 @cli.command()
@@ -355,8 +408,9 @@ def catalog_unmatched(app: AppContext, limit: int) -> None:
 
 
 @cli.command("import")
-@click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 @pass_app
 @handle_errors
 def import_(app: AppContext, files: tuple[Path, ...]) -> None:
@@ -378,9 +432,15 @@ def export_options(func: F) -> F:
         click.option("--sku", "skus", multiple=True, help="Only this SKU (repeatable)."),
         click.option("--category", type=click.Choice(["gpu", "server", "board"])),
         click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="From this UTC day."),
-        click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="To this UTC day, inclusive."),
-        click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write to this file instead of stdout."),
+        click.option(
+            "--until", type=click.DateTime(["%Y-%m-%d"]), help="To this UTC day, inclusive."
+        ),
+        click.option(
+            "-o",
+            "--output",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Write to this file instead of stdout.",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -396,14 +456,14 @@ def _output(path: Path | None) -> Iterator[Any]:
         yield handle
 
 
-def _export_filter(
-    skus: tuple[str, ...], category: str | None, since: Any, until: Any
-) -> Any:
+def _export_filter(skus: tuple[str, ...], category: str | None, since: Any, until: Any) -> Any:
     from rigscout.export import ExportFilter
 
     return ExportFilter(
-        skus=skus, category=category,
-        since=since.date() if since else None, until=until.date() if until else None,
+        skus=skus,
+        category=category,
+        since=since.date() if since else None,
+        until=until.date() if until else None,
     )
 
 
@@ -422,13 +482,19 @@ def export(ctx: click.Context) -> None:
 
 @export.command("prices")
 @export_options
-@click.option("--freq", type=click.Choice(["day", "week", "month"]), default="day",
-              show_default=True)
+@click.option(
+    "--freq", type=click.Choice(["day", "week", "month"]), default="day", show_default=True
+)
 @pass_app
 @handle_errors
 def export_prices_cmd(
-    app: AppContext, skus: tuple[str, ...] = (), category: str | None = None, since: Any = None,
-    until: Any = None, output: Path | None = None, freq: str = "day",
+    app: AppContext,
+    skus: tuple[str, ...] = (),
+    category: str | None = None,
+    since: Any = None,
+    until: Any = None,
+    output: Path | None = None,
+    freq: str = "day",
 ) -> None:
     """Landed unit price per SKU per period: count, min, median, max; sold vs active.
 
@@ -450,7 +516,11 @@ def export_prices_cmd(
 @pass_app
 @handle_errors
 def export_listings_cmd(
-    app: AppContext, skus: tuple[str, ...], category: str | None, since: Any, until: Any,
+    app: AppContext,
+    skus: tuple[str, ...],
+    category: str | None,
+    since: Any,
+    until: Any,
     output: Path | None,
 ) -> None:
     """Every price observation with its listing, as raw CSV rows.
@@ -476,8 +546,13 @@ def chart() -> None:
 @chart.command("history")
 @click.argument("skus", nargs=-1, required=True)
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]), help="From this UTC day.")
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("."), show_default=True)
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(),
+    show_default=True,
+)
 @pass_app
 @handle_errors
 def chart_history(app: AppContext, skus: tuple[str, ...], since: Any, output_dir: Path) -> None:
@@ -499,16 +574,24 @@ def chart_history(app: AppContext, skus: tuple[str, ...], since: Any, output_dir
     for sku in skus:
         history = load_history(engine, sku, since=since.date() if since else None)
         path = output_dir / f"history-{sku}.png"
-        render_history_chart(history, title=f"{catalog[sku].name}: landed price per unit").savefig(path)
+        render_history_chart(history, title=f"{catalog[sku].name}: landed price per unit").savefig(
+            path
+        )
         click.echo(f"{path}: {len(history)} price points")
 
 
 @chart.command("value")
 @click.option("--profile", help="llm-inference, training or capacity (default from config).")
-@click.option("--category", type=click.Choice(["gpu", "server", "board"]), default="gpu",
-              show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("value.png"), show_default=True)
+@click.option(
+    "--category", type=click.Choice(["gpu", "server", "board"]), default="gpu", show_default=True
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("value.png"),
+    show_default=True,
+)
 @pass_app
 @handle_errors
 def chart_value(app: AppContext, profile: str | None, category: str, output: Path) -> None:
@@ -533,7 +616,7 @@ def chart_value(app: AppContext, profile: str | None, category: str, output: Pat
     if not points:
         raise ConfigError("no SKU has a market price yet: run `rigscout run` first")
     render_value_chart(points, metric=metric, currency=settings.rank.currency).savefig(output)
-    click.echo(f"{output}: {len(points)} SKUs")
+    click.echo(f"{output}: {metric} per 1,000 {settings.rank.currency}, {len(points)} SKUs")
 
 
 @cli.group()
@@ -593,8 +676,11 @@ def runs(app: AppContext, limit: int, as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--offline", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Replay saved pages instead of eBay (for trying the daemon out).")
+@click.option(
+    "--offline",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Replay saved pages instead of eBay (for trying the daemon out).",
+)
 @click.option("--run-now", is_flag=True, help="Also run once right away.")
 @pass_app
 @handle_errors
@@ -613,17 +699,28 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
     if not logging.getLogger().isEnabledFor(logging.INFO):
         logging.getLogger("rigscout").setLevel(logging.INFO)
     engine = open_store(settings)
-    serve(build_scheduler(
-        settings, engine, config_path=settings.config_path, offline=offline, run_now=run_now,
-    ))
+    serve(
+        build_scheduler(
+            settings,
+            engine,
+            config_path=settings.config_path,
+            offline=offline,
+            run_now=run_now,
+        )
+    )
 
 
 @contextmanager
 def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
     """A rich progress bar over the run's steps; yields the callback that advances it."""
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-        console=console, transient=True, disable=not console.is_terminal,
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task("starting", total=total)
 

@@ -9,17 +9,19 @@ file: it names the environment variables that hold them (``password_env``,
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_data_dir
 
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DEFAULT_CONFIG_NAME = "rigscout.toml"
 MARKETPLACES = {
@@ -256,10 +258,12 @@ def _collector(raw: dict[str, Any]) -> CollectorSettings:
     return CollectorSettings(**raw)
 
 
-def _secret(raw: Mapping[str, Any], key: str, environ: Mapping[str, str], default_env: str) -> str | None:
+def _secret(
+    raw: Mapping[str, Any], key: str, environ: Mapping[str, str], default_env: str
+) -> str | None:
     """A secret is read from the environment variable the file names (``<key>_env``)."""
     if key in raw:
-        raise ValueError(f"put secrets in the environment: use {key}_env = \"VARIABLE\", not {key}")
+        raise ValueError(f'put secrets in the environment: use {key}_env = "VARIABLE", not {key}')
     return environ.get(str(raw.get(f"{key}_env", default_env))) or None
 
 
@@ -314,7 +318,9 @@ def _channel(name: str, raw: dict[str, Any], environ: Mapping[str, str]) -> Chan
         if not url:
             env = raw.get("webhook_url_env", "RIGSCOUT_DISCORD_WEBHOOK")
             raise ValueError(f"channel {name!r}: environment variable {env} is not set")
-        return DiscordChannel(name=name, webhook_url=url, username=str(raw.get("username", "rigscout")))
+        return DiscordChannel(
+            name=name, webhook_url=url, username=str(raw.get("username", "rigscout"))
+        )
     raise ValueError(f"channel {name!r}: type must be 'email' or 'discord'")
 
 

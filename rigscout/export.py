@@ -8,11 +8,10 @@ and time, and each (SKU, period) group is written as soon as it is complete.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, TextIO, Unpack
+from typing import TYPE_CHECKING, Any, TextIO
 
 import pandas as pd
 from sqlalchemy import (
@@ -31,9 +30,11 @@ from sqlalchemy import (
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from sqlalchemy import Engine
 
-AnySelect = Select[Unpack[tuple[Any, ...]]]
+AnySelect = Select[*tuple[Any, ...]]
 
 # Weeks start on Monday (pandas names a weekly period by the day it ends).
 FREQS = {"day": "D", "week": "W-SUN", "month": "M"}
@@ -67,7 +68,9 @@ def _price_points_query(engine: Engine, flt: ExportFilter) -> AnySelect:
     )
     active = (
         select(
-            ListingRow.sku, ObservationRow.observed_at.label("at"), literal("active").label("market"),
+            ListingRow.sku,
+            ObservationRow.observed_at.label("at"),
+            literal("active").label("market"),
             ObservationRow.currency,
             _landed_cents(ObservationRow.price, ObservationRow.shipping, ListingRow.quantity).label(
                 "cents"
@@ -77,7 +80,10 @@ def _price_points_query(engine: Engine, flt: ExportFilter) -> AnySelect:
         .where(ObservationRow.status == "active")
     )
     sold = select(
-        ListingRow.sku, sold_at.label("at"), literal("sold").label("market"), SaleRow.currency,
+        ListingRow.sku,
+        sold_at.label("at"),
+        literal("sold").label("market"),
+        SaleRow.currency,
         _landed_cents(SaleRow.price, SaleRow.shipping, ListingRow.quantity).label("cents"),
     ).join(ListingRow, ListingRow.id == SaleRow.listing_id)
     parts = [
@@ -171,11 +177,23 @@ def export_listings(engine: Engine, out: TextIO, flt: ExportFilter) -> int:
     """Write every observation with its listing's fields, in chunks; returns the row count."""
     query: AnySelect = (
         select(
-            ListingRow.marketplace, ListingRow.item_id, ListingRow.sku, ListingRow.category,
-            ListingRow.kind, ListingRow.quantity, ObservationRow.observed_at,
-            ObservationRow.status, ObservationRow.price, ObservationRow.price_max,
-            ObservationRow.shipping, ObservationRow.currency, ObservationRow.bids,
-            ListingRow.buying_format, ListingRow.seller, ListingRow.title, ListingRow.url,
+            ListingRow.marketplace,
+            ListingRow.item_id,
+            ListingRow.sku,
+            ListingRow.category,
+            ListingRow.kind,
+            ListingRow.quantity,
+            ObservationRow.observed_at,
+            ObservationRow.status,
+            ObservationRow.price,
+            ObservationRow.price_max,
+            ObservationRow.shipping,
+            ObservationRow.currency,
+            ObservationRow.bids,
+            ListingRow.buying_format,
+            ListingRow.seller,
+            ListingRow.title,
+            ListingRow.url,
         )
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .order_by(ObservationRow.id)

@@ -7,14 +7,13 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
 from sqlalchemy.orm import Session
 
+from alerts.dispatch import build_notifiers
 from db.engine import open_engine
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
@@ -24,7 +23,6 @@ from rigscout.errors import ConfigError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
 from rigscout.render import render_deal_reasons, render_deals_table, render_run_summary
-from alerts.dispatch import build_notifiers
 from rigscout.wiring import (
     normalizer_for,
     offline_collector,
@@ -33,6 +31,9 @@ from rigscout.wiring import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from pathlib import Path
+
     from rich.console import Console
     from sqlalchemy import Engine
 
@@ -107,9 +108,15 @@ def run_job(
         progress_bar(console, steps) as step,
     ):
         report = run_daily(
-            settings, plan, engine=engine, collector=collector,
-            normalize=normalizer_for(Normalizer(load_catalog())), skus=load_skus(),
-            notifiers=build_notifiers(settings.alerts.channels, client=client), now=utcnow, on_step=step,
+            settings,
+            plan,
+            engine=engine,
+            collector=collector,
+            normalize=normalizer_for(Normalizer(load_catalog())),
+            skus=load_skus(),
+            notifiers=build_notifiers(settings.alerts.channels, client=client),
+            now=utcnow,
+            on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
     engine.dispose()
@@ -120,15 +127,21 @@ def run_job(
 def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:
     console.print(render_run_summary(report))
     for failure in report.failures:
-        console.print(f"[red]FAILED[/red] {failure.search} ({failure.mode}): {failure.error}",
-                      markup=True, highlight=False)
+        console.print(
+            f"[red]FAILED[/red] {failure.search} ({failure.mode}): {failure.error}",
+            markup=True,
+            highlight=False,
+        )
     if report.alerts:
         for channel, error in report.alerts.failed.items():
-            console.print(f"[red]ALERT CHANNEL FAILED[/red] {channel}: {error} (alerts kept pending)")
+            console.print(
+                f"[red]ALERT CHANNEL FAILED[/red] {channel}: {error} (alerts kept pending)"
+            )
         for channel, lines in report.alerts.previews.items():
             for line in lines:
-                console.print(f"[dry run] {channel} would send: {line}", highlight=False,
-                              markup=False)
+                console.print(
+                    f"[dry run] {channel} would send: {line}", highlight=False, markup=False
+                )
         for channel in report.alerts.unconfigured:
             console.print(f"alerts queued for channel {channel!r}, which is not configured")
     if limit and report.deals:

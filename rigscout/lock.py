@@ -7,7 +7,6 @@ for the first (``wait=True``) or stops at once with ``LockedError``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,8 @@ from sqlalchemy import text
 from rigscout.errors import LockedError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from sqlalchemy import Engine
 
 # An arbitrary constant shared by every rigscout process using the same database.
@@ -62,7 +63,9 @@ def _advisory_lock(engine: Engine, *, wait: bool) -> Iterator[None]:
     with engine.connect() as conn:
         if wait:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": ADVISORY_KEY})
-        elif not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": ADVISORY_KEY}).scalar():
+        elif not conn.execute(
+            text("SELECT pg_try_advisory_lock(:k)"), {"k": ADVISORY_KEY}
+        ).scalar():
             raise LockedError(
                 "another rigscout run holds this database's run lock (PostgreSQL advisory lock); "
                 "try again later or pass --wait"

@@ -6,9 +6,12 @@ Money is always ``Decimal`` in the listing's own currency; a record never holds 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from decimal import Decimal
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import date, datetime
+    from decimal import Decimal
 
 
 class BuyingFormat(StrEnum):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -30,20 +29,25 @@ from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, s
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from ranking.rank import rank_deals
 from rigscout.errors import CollectError
-from rigscout.models import Deal, Listing, Mode, Normalized, SavedSearch
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
     from sqlalchemy import Engine
 
     from alerts.dispatch import Notifier
     from ranking.catalog import Sku
     from rigscout.config import Settings
+    from rigscout.models import Deal, Listing, Mode, Normalized, SavedSearch
 
 log = logging.getLogger(__name__)
 
 
 class Collector(Protocol):
-    """Collects one saved search in one mode; ``is_known`` says which listings are stored unchanged."""
+    """Collects one saved search in one mode.
+
+    ``is_known`` answers which of the given listings are already stored unchanged.
+    """
 
     def __call__(
         self,
@@ -128,8 +132,13 @@ def run_daily(
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
     totals, failures, requests = _collect_all(
-        plan, engine=engine, collector=collector, normalize=normalize, run_id=run_id,
-        now=now, on_step=on_step,
+        plan,
+        engine=engine,
+        collector=collector,
+        normalize=normalize,
+        run_id=run_id,
+        now=now,
+        on_step=on_step,
     )
     with Session(engine) as session, session.begin():
         ended = save_ended(session, now=now())
@@ -156,8 +165,14 @@ def run_daily(
             now=now(),
         )
     return RunReport(
-        run_id=run_id, searches=len(plan.searches), requests=requests, saved=totals,
-        failures=tuple(failures), deals=tuple(deals), alerts=dispatch, ended=ended,
+        run_id=run_id,
+        searches=len(plan.searches),
+        requests=requests,
+        saved=totals,
+        failures=tuple(failures),
+        deals=tuple(deals),
+        alerts=dispatch,
+        ended=ended,
     )
 
 
@@ -180,8 +195,13 @@ def _collect_all(
             on_step(f"{search.name} ({mode.value})")
             try:
                 counts, spent = collect_and_save(
-                    search, mode, engine=engine, collector=collector, normalize=normalize,
-                    run_id=run_id, now=now,
+                    search,
+                    mode,
+                    engine=engine,
+                    collector=collector,
+                    normalize=normalize,
+                    run_id=run_id,
+                    now=now,
                 )
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
@@ -244,8 +264,13 @@ def collect_and_save(
         counts = save_listings(session, items, search=search.name, run_id=run_id, now=now())
     log.info(
         "search %s (%s): %d listings, %d new, %d price changes, %d requests, stopped: %s",
-        search.name, mode.value, counts.seen, counts.new_listings, counts.new_observations,
-        collected.requests, collected.stopped,
+        search.name,
+        mode.value,
+        counts.seen,
+        counts.new_listings,
+        counts.new_observations,
+        collected.requests,
+        collected.stopped,
     )
     return counts, collected.requests
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+    from decimal import Decimal
+
     from db.runs import RunSummary
     from rigscout.models import Deal
     from rigscout.pipeline import RunReport
@@ -55,7 +56,10 @@ def render_deals_table(deals: Sequence[Deal], *, now: datetime, title: str = "To
             price = f"bid {price} ({render_time_left(deal.end_time, now)})"
         lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
         table.add_row(
-            str(i), escape(lot + deal.title), price, render_discount(deal.discount),
+            str(i),
+            escape(lot + deal.title),
+            price,
+            render_discount(deal.discount),
             f"{deal.score:.0f}",
         )
     return table
@@ -90,8 +94,20 @@ def render_run_summary(report: RunReport) -> Table:
 
 def render_runs_table(runs: Sequence[RunSummary]) -> Table:
     table = Table(title="Recent runs")
-    for column in ("id", "started", "status", "source", "searches", "requests", "seen", "new",
-                   "changes", "alerts", "errors", "duration"):
+    for column in (
+        "id",
+        "started",
+        "status",
+        "source",
+        "searches",
+        "requests",
+        "seen",
+        "new",
+        "changes",
+        "alerts",
+        "errors",
+        "duration",
+    ):
         table.add_column(column)
     for run in runs:
         table.add_row(

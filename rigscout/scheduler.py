@@ -13,7 +13,6 @@ import os
 import signal
 from datetime import datetime
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -26,6 +25,8 @@ from rigscout.config import load_settings
 from rigscout.errors import ConfigError, RigscoutError
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from sqlalchemy import Engine
 
     from rigscout.config import Settings
@@ -42,16 +43,27 @@ def scheduled_run(config_path: str | None, offline: str | None = None) -> int:
     try:
         settings = load_settings(Path(config_path) if config_path else None, os.environ)
         report = run_job(
-            settings, console=Console(quiet=True), offline=Path(offline) if offline else None,
-            search_names=(), profile=None, alert=True, dry_run=False, wait=False, limit=0,
+            settings,
+            console=Console(quiet=True),
+            offline=Path(offline) if offline else None,
+            search_names=(),
+            profile=None,
+            alert=True,
+            dry_run=False,
+            wait=False,
+            limit=0,
         )
     except RigscoutError as exc:
         log.error("scheduled run failed: %s", exc)
         return 2
     log.info(
         "scheduled run %d finished in %.1fs: exit %d, %d listings seen, %d new, %d failures",
-        report.run_id, (datetime.now().astimezone() - started).total_seconds(), report.exit_code,
-        report.saved.seen, report.saved.new_listings, len(report.failures),
+        report.run_id,
+        (datetime.now().astimezone() - started).total_seconds(),
+        report.exit_code,
+        report.saved.seen,
+        report.saved.new_listings,
+        len(report.failures),
     )
     return report.exit_code
 
@@ -84,12 +96,18 @@ def build_scheduler(
         "offline": str(offline) if offline else None,
     }
     scheduler.add_job(
-        "rigscout.scheduler:scheduled_run", trigger, id=JOB_ID, name="rigscout daily run",
-        kwargs=kwargs, replace_existing=True,
+        "rigscout.scheduler:scheduled_run",
+        trigger,
+        id=JOB_ID,
+        name="rigscout daily run",
+        kwargs=kwargs,
+        replace_existing=True,
     )
     if run_now:
         scheduler.add_job(
-            "rigscout.scheduler:scheduled_run", id=JOB_ID + "-now", kwargs=kwargs,
+            "rigscout.scheduler:scheduled_run",
+            id=JOB_ID + "-now",
+            kwargs=kwargs,
             replace_existing=True,
         )
     return scheduler

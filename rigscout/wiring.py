@@ -7,17 +7,13 @@ notifiers); the pipeline itself receives them ready-made.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
 from sqlalchemy.orm import Session
 
 from db.state import SessionStateStore
-from ranking.normalize import Normalizer
-from rigscout.config import Settings
 from rigscout.models import Listing, Mode, Normalized, SavedSearch
 from rigscout.pipeline import CollectedSearch, Collector
 from scraper.browse import BrowseClient
@@ -26,8 +22,13 @@ from scraper.http import PoliteFetcher
 from scraper.offline import offline_page_source
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
+
     from sqlalchemy import Engine
 
+    from ranking.normalize import Normalizer
+    from rigscout.config import Settings
     from scraper.collect import FetchedPage, PageSource
 
 
@@ -52,8 +53,12 @@ def _page_collector(
     ) -> CollectedSearch:
         before = requests()
         result = collect_search(
-            search, mode, fetch_page=source, is_known=is_known,
-            max_pages=min(search.max_pages, max_pages), now=utcnow(),
+            search,
+            mode,
+            fetch_page=source,
+            is_known=is_known,
+            max_pages=min(search.max_pages, max_pages),
+            now=utcnow(),
         )
         return CollectedSearch(result.listings, requests() - before, result.stopped)
 
@@ -105,5 +110,3 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
                 return CollectedSearch(result.listings, result.calls, "api")
 
             yield collect
-
-

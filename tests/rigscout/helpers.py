@@ -26,7 +26,7 @@ def write_config(tmp_path: Path, database_url: str, extra: str = "") -> Path:
     )
     if "[collector]" in extra:
         start = text.index("[collector]")
-        text = text[:start] + text[text.index("[ebay_api]"):]
+        text = text[:start] + text[text.index("[ebay_api]") :]
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "rigscout.toml"
     path.write_text(text + "\n" + extra, encoding="utf-8")
@@ -43,7 +43,11 @@ def rigscout_process(args: list[str], *, env: dict[str, str] | None = None, **kw
     full_env = {**os.environ, **(env or {})}
     return subprocess.Popen(
         [sys.executable, "-m", "rigscout", *args],
-        env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
     )
 
 
@@ -55,8 +59,12 @@ def serve_demo_pages(fake) -> None:
     for search in searches:
         for page in sorted((DEMO / search["name"]).glob("*-p*.html")):
             mode, number = page.stem.split("-p")
-            fake.add_page(search["query"], page.read_text(encoding="utf-8"),
-                          sold=mode == "sold", page=int(number))
+            fake.add_page(
+                search["query"],
+                page.read_text(encoding="utf-8"),
+                sold=mode == "sold",
+                page=int(number),
+            )
 
 
 def collector_config(base_url: str, rate: float) -> str:

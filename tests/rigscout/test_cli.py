@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
 
 from rigscout.cli import cli
 from tests.conftest import SAMPLES, load_sample
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def invoke(args: list[str], *, input: str | None = None, env: dict[str, str] | None = None):
@@ -23,7 +26,11 @@ def all_commands(group=cli, prefix=()):
             yield from all_commands(command, (*prefix, name))
 
 
-@pytest.mark.parametrize(("path", "command"), list(all_commands()), ids=lambda v: "-".join(v) if isinstance(v, tuple) else "")
+@pytest.mark.parametrize(
+    ("path", "command"),
+    list(all_commands()),
+    ids=lambda v: "-".join(v) if isinstance(v, tuple) else "",
+)
 def test_every_command_has_help_with_an_example(path, command):
     result = invoke([*path, "--help"])
     assert result.exit_code == 0
@@ -50,8 +57,19 @@ def test_parse_prints_the_stable_contract_for_every_listing(tmp_path: Path):
     assert result.exit_code == 0
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert len(rows) == 60
-    keys = ["item_id", "title", "price", "price_max", "currency", "shipping", "buying_format",
-            "bids", "sold_date", "condition", "url"]
+    keys = [
+        "item_id",
+        "title",
+        "price",
+        "price_max",
+        "currency",
+        "shipping",
+        "buying_format",
+        "bids",
+        "sold_date",
+        "condition",
+        "url",
+    ]
     for row in rows:
         assert list(row)[: len(keys)] == keys
         assert isinstance(row["item_id"], str) and row["currency"] == "USD"
@@ -77,8 +95,10 @@ def test_normalize_reads_titles_and_writes_one_json_object_per_line():
     assert result.exit_code == 0
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert [r["title"] for r in rows] == titles
-    assert all(set(r) == {"title", "sku", "category", "kind", "quantity", "includes",
-                          "confidence"} for r in rows)
+    assert all(
+        set(r) == {"title", "sku", "category", "kind", "quantity", "includes", "confidence"}
+        for r in rows
+    )
     assert rows[0]["sku"] == "nvidia-tesla-v100-sxm2-16gb" and rows[0]["kind"] == "item"
     assert rows[1]["kind"] == "accessory"
     assert rows[2]["sku"] == "nvidia-tesla-p40" and rows[2]["quantity"] == 4

@@ -24,8 +24,17 @@ def test_starter_config_has_a_search_for_every_catalog_family():
     settings = load_settings(STARTER, {})
     names = {s.name for s in settings.searches}
     assert names == {
-        "v100-sxm2", "v100-pcie", "p40", "p100", "rtx-3090", "rtx-4090", "rtx-3060-12gb",
-        "a100", "sys-4028gr", "t181-g20", "esc4000",
+        "v100-sxm2",
+        "v100-pcie",
+        "p40",
+        "p100",
+        "rtx-3090",
+        "rtx-4090",
+        "rtx-3060-12gb",
+        "a100",
+        "sys-4028gr",
+        "t181-g20",
+        "esc4000",
     }
     assert all(Mode.SOLD in s.modes and Mode.ACTIVE in s.modes for s in settings.searches)
 
@@ -66,7 +75,10 @@ max_price = 180
 channels = ["mail"]
 """,
     )
-    env = {"MY_SMTP_PW": "Hunter2-pw", "MY_HOOK": "https://discord.example/api/webhooks/1/S3cr3tT0ken"}
+    env = {
+        "MY_SMTP_PW": "Hunter2-pw",
+        "MY_HOOK": "https://discord.example/api/webhooks/1/S3cr3tT0ken",
+    }
     settings = load_settings(path, env)
     mail = settings.alerts.channels["mail"]
     chat = settings.alerts.channels["chat"]
@@ -96,8 +108,11 @@ def test_a_secret_written_in_the_file_is_refused(tmp_path: Path):
         ('[[alerts.rule]]\nchannels = ["nowhere"]\n', "unknown channels"),
         ("[collector]\nspeed = 3\n", "unknown keys: speed"),
         ('[alerts.channels.c]\ntype = "discord"\n', "RIGSCOUT_DISCORD_WEBHOOK is not set"),
-        ('[alerts.channels.m]\ntype = "email"\nhost = "h"\nfrom = "a@b"\nto = "c@d"\n'
-         'security = "tls"\n', "security must be"),
+        (
+            '[alerts.channels.m]\ntype = "email"\nhost = "h"\nfrom = "a@b"\nto = "c@d"\n'
+            'security = "tls"\n',
+            "security must be",
+        ),
     ],
 )
 def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, message: str):

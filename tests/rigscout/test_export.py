@@ -18,10 +18,21 @@ T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
 def listing(session, item_id: str, sku: str | None, *, quantity: int = 1, kind: str = "item"):
     row = ListingRow(
-        marketplace="EBAY_US", item_id=item_id, title=f"title {item_id}",
-        url=f"https://www.ebay.com/itm/{item_id}", buying_format="buy_it_now", currency="USD",
-        status="active", first_seen=T0, last_seen=T0, sku=sku, category="gpu", kind=kind,
-        quantity=quantity, includes=[], confidence=1.0,
+        marketplace="EBAY_US",
+        item_id=item_id,
+        title=f"title {item_id}",
+        url=f"https://www.ebay.com/itm/{item_id}",
+        buying_format="buy_it_now",
+        currency="USD",
+        status="active",
+        first_seen=T0,
+        last_seen=T0,
+        sku=sku,
+        category="gpu",
+        kind=kind,
+        quantity=quantity,
+        includes=[],
+        confidence=1.0,
     )
     session.add(row)
     session.flush()
@@ -29,18 +40,30 @@ def listing(session, item_id: str, sku: str | None, *, quantity: int = 1, kind: 
 
 
 def observe(session, row, day: int, price: str, shipping: str | None = "0", hour: int = 9):
-    session.add(ObservationRow(
-        listing_id=row.id, observed_at=datetime(2026, 11, day, hour, tzinfo=UTC),
-        price=Decimal(price), shipping=None if shipping is None else Decimal(shipping),
-        currency="USD", status="active",
-    ))
+    session.add(
+        ObservationRow(
+            listing_id=row.id,
+            observed_at=datetime(2026, 11, day, hour, tzinfo=UTC),
+            price=Decimal(price),
+            shipping=None if shipping is None else Decimal(shipping),
+            currency="USD",
+            status="active",
+        )
+    )
 
 
 def sell(session, row, day: int, price: str, shipping: str = "0"):
-    session.add(SaleRow(
-        listing_id=row.id, sold_date=date(2026, 11, day), price=Decimal(price),
-        shipping=Decimal(shipping), currency="USD", best_offer_accepted=False, source="sold_page",
-    ))
+    session.add(
+        SaleRow(
+            listing_id=row.id,
+            sold_date=date(2026, 11, day),
+            price=Decimal(price),
+            shipping=Decimal(shipping),
+            currency="USD",
+            best_offer_accepted=False,
+            source="sold_page",
+        )
+    )
 
 
 @pytest.fixture
@@ -70,8 +93,10 @@ def read_prices(engine, **kwargs) -> list[dict[str, str]]:
 @pytest.mark.usefixtures("history")
 def test_daily_prices_per_sku_split_sold_and_active(engine):
     rows = read_prices(engine)
-    got = [(r["sku"], r["period"], r["market"], r["count"], r["min"], r["median"], r["max"])
-           for r in rows]
+    got = [
+        (r["sku"], r["period"], r["market"], r["count"], r["min"], r["median"], r["max"])
+        for r in rows
+    ]
     assert got == [
         ("nvidia-tesla-p40", "2026-11-02", "active", "3", "185.00", "200.00", "210.00"),
         ("nvidia-tesla-p40", "2026-11-03", "active", "1", "190.00", "190.00", "190.00"),
@@ -83,8 +108,9 @@ def test_daily_prices_per_sku_split_sold_and_active(engine):
 
 @pytest.mark.usefixtures("history")
 def test_weekly_and_filtered(engine):
-    rows = read_prices(engine, freq="week", flt={"skus": ("nvidia-tesla-p40",),
-                                                 "until": date(2026, 11, 2)})
+    rows = read_prices(
+        engine, freq="week", flt={"skus": ("nvidia-tesla-p40",), "until": date(2026, 11, 2)}
+    )
     assert [(r["period"], r["market"], r["count"]) for r in rows] == [("2026-11-02", "active", "3")]
 
 

@@ -12,9 +12,12 @@ from rigscout.lock import run_lock
 
 
 def test_a_second_run_is_refused_while_the_first_holds_the_lock(engine):
-    with run_lock(engine), pytest.raises(LockedError, match="another rigscout run"):
-        with run_lock(engine):
-            pass
+    with (
+        run_lock(engine),
+        pytest.raises(LockedError, match="another rigscout run"),
+        run_lock(engine),
+    ):
+        pass
     with run_lock(engine):  # released: a later run goes ahead
         pass
 

@@ -85,7 +85,9 @@ def test_the_daily_job_runs_twice_without_duplicates(engine, tmp_path):
 def test_dry_run_shows_the_alerts_and_records_and_sends_nothing(engine, tmp_path):
     with running_smtp_server() as smtp, running_webhook_server() as hook:
         config = write_config(tmp_path, engine_url(engine), extra=alert_config(smtp.port))
-        result = run(config, "--offline", str(DEMO), "--dry-run", env={HOOK_ENV: hook.webhook_url()})
+        result = run(
+            config, "--offline", str(DEMO), "--dry-run", env={HOOK_ENV: hook.webhook_url()}
+        )
         assert result.exit_code == 0, result.output
         assert "would send" in result.output
         assert smtp.received == [] and hook.posts == []
@@ -95,7 +97,9 @@ def test_dry_run_shows_the_alerts_and_records_and_sends_nothing(engine, tmp_path
 def test_a_channel_that_is_down_keeps_its_alerts_for_the_next_run(engine, tmp_path):
     with running_webhook_server() as hook:
         env = {HOOK_ENV: hook.webhook_url()}
-        down = write_config(tmp_path / "down", engine_url(engine), extra=alert_config(closed_port()))
+        down = write_config(
+            tmp_path / "down", engine_url(engine), extra=alert_config(closed_port())
+        )
         result = run(down, "--offline", str(DEMO), env=env)
         assert result.exit_code == 1
         assert "ALERT CHANNEL FAILED" in result.output and "mail" in result.output
