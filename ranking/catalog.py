@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rigscout.errors import NormalizeError
 from rigscout.models import Category
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
 
 CATALOG_DIR = Path(__file__).with_name("catalog")
 INTERCONNECTS = frozenset({"nvlink", "single-root", "split-root"})

@@ -8,7 +8,7 @@ An accessory comes back with ``sku`` None: it is not the SKU it fits, and is nev
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from ranking.catalog import load_catalog
@@ -27,8 +27,11 @@ if TYPE_CHECKING:
 # eBay category ids of whole computers: a listing there is never a loose card
 _COMPUTER_CATEGORIES = frozenset({"175672", "179", "111418"})
 _SUBJECTS = frozenset({"family", "not_carried"})
+# match kinds that cannot change what a title naming one card is
+_PLAIN = frozenset({"family", "unit", "form", "watt", "part"})
 FOUND, AMBIGUOUS, NOT_CARRIED = "found", "ambiguous", "not carried"
 Resolution = tuple[str | None, float, str]
+_MEMO_LIMIT = 4096
 
 
 class Normalizer:
@@ -38,8 +41,12 @@ class Normalizer:
         self.catalog = catalog
         self.vocabulary = vocabulary or load_vocabulary(catalog)
         self._words = self.vocabulary.words
+        # _resolve is a pure function of a few features; titles repeat them endlessly
+        self._resolved: dict[tuple[object, ...], Resolution] = {}
         self._gpu_families = frozenset(
-            name for name, family in self.vocabulary.families.items() if family.category is Category.GPU
+            name
+            for name, family in self.vocabulary.families.items()
+            if family.category is Category.GPU
         )
 
     def normalize(
@@ -52,6 +59,15 @@ class Normalizer:
         """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER."""
         f = extract_features(title, self.vocabulary, specifics)
         by_kind = f.by_kind
+        if self._one_plain_card(f, category_id, specifics):
+            # the common case, one card and nothing else: skip the checks that cannot apply
+            family = self.vocabulary.families[by_kind["family"][0].value]
+            part = self.catalog.get(f.part) if f.part else None
+            sku, confidence, status = self._resolve(family, f, part)
+            if status == NOT_CARRIED:
+                return Normalized(title, None, None, Kind.OTHER, confidence=confidence)
+            quantity = self._quantity(f) if sku else 1
+            return Normalized(title, sku, Category.GPU, Kind.ITEM, quantity, (), confidence)
         if category_id in _COMPUTER_CATEGORIES or ("other" in by_kind and self._other_phrase(f)):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.8)
         subject = self._subject(f)
@@ -81,6 +97,19 @@ class Normalizer:
 
     # --- what the title is about ---------------------------------------------------------
 
+    def _one_plain_card(
+        self, f: Features, category_id: str | None, specifics: Mapping[str, str] | None
+    ) -> bool:
+        families = f.by_kind.get("family")
+        return (
+            families is not None
+            and len(families) == 1
+            and families[0].value in self._gpu_families
+            and _PLAIN.issuperset(f.by_kind)
+            and not specifics
+            and category_id not in _COMPUTER_CATEGORIES
+        )
+
     def _subject(self, f: Features) -> Match | None:
         """The first model named for itself (not after "for", "from", "like"...)."""
         first = None
@@ -91,7 +120,9 @@ class Normalizer:
                 first = first or m
         return first
 
-    def _unknown_server(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
+    def _unknown_server(
+        self, title: str, f: Features, specifics: Mapping[str, str] | None
+    ) -> Normalized:
         # a Supermicro 8-GPU box is one of the 4028GR/4029GP family; any other maker is not ours
         if "supermicro" not in f.tokens.words:
             return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
@@ -114,6 +145,7 @@ class Normalizer:
         part = self.catalog.get(f.part) if f.part else None
         if len(names) > 1:
             return Normalized(title, None, Category.GPU, kind, confidence=0.4)
+        sku: str | None
         if not names and part is not None:
             sku, confidence, status = part.sku, 0.75, FOUND
         else:
@@ -129,6 +161,20 @@ class Normalizer:
         """Pick the family member the title means, or say why none: not carried, or ambiguous."""
         if family.simple and not (f.form or "").startswith("SXM"):
             return family.skus[0].sku, 0.95, FOUND
+        if family.hinted:
+            return self._pick(family, f, part, host_form)
+        vram = next((v for v in f.vrams if v in family.vrams), None)
+        key = (family.name, f.form, vram, part.sku if part else None, host_form, f.watts)
+        found = self._resolved.get(key)
+        if found is None:
+            if len(self._resolved) > _MEMO_LIMIT:
+                self._resolved.clear()
+            found = self._resolved[key] = self._pick(family, f, part, host_form)
+        return found
+
+    def _pick(
+        self, family: Family, f: Features, part: Sku | None, host_form: str | None
+    ) -> Resolution:
         if part is not None and part.family != family.name:
             part = None
         form = f.form or (part.form_factor if part else None) or host_form
@@ -137,7 +183,9 @@ class Normalizer:
         vram = next((v for v in f.vrams if v in family.vrams), None)
         if vram is None and part is not None:
             vram = part.vram_gb
-        if form not in family.forms and (form in family.other_forms or (form or "").startswith("SXM")):
+        if form not in family.forms and (
+            form in family.other_forms or (form or "").startswith("SXM")
+        ):
             return None, 0.7, NOT_CARRIED
         if vram in family.other_vram or (vram is None and family.default_vram in family.other_vram):
             return None, 0.7, NOT_CARRIED
@@ -171,21 +219,19 @@ class Normalizer:
         hosts = [m for m in named if not self._compat_before(f, m.start)] or named
         systems = [m for m in hosts if self._category(m) is Category.SERVER]
         boards = [m for m in hosts if self._category(m) is Category.BOARD]
-        if boards and (not systems or (f.of("board_words") and not f.of("server_words"))):
-            if not self._is_server(f) or systems:
-                return self._only_sku(boards[0])
+        board_named = not systems or (f.of("board_words") and not f.of("server_words"))
+        if boards and board_named and (systems or not self._is_server(f)):
+            return self._only_sku(boards[0])
         if systems:
             return self._only_sku(systems[0])
         x9 = f.has("not_carried", "cpu_board_x9") or any(m.value == "x9drg-o-pcie" for m in boards)
         return self._only_sku_of("4027gr") if x9 and self._is_server(f) else None
 
     def _is_server(self, f: Features) -> bool:
-        named = [
-            m for m in f.matches
-            if (m.kind == "server_words" or (m.kind == "not_carried" and m.value == "ambiguous_server"))
-            and not self._compat_before(f, m.start)
-        ]  # fmt: skip
-        return bool(named)
+        named = f.of("server_words") + [
+            m for m in f.of("not_carried") if m.value == "ambiguous_server"
+        ]
+        return any(not self._compat_before(f, m.start) for m in named)
 
     def _includes(self, f: Features, host: Sku | None) -> tuple[Included, ...]:
         if f.of("barebones"):
@@ -226,7 +272,9 @@ class Normalizer:
         found = f.of("accessory.strong") + f.of("accessory.weak")
         if not found:
             return False
-        many_models = len({m.value for m in f.of("family")} | {m.value for m in f.of("not_carried")}) >= 3
+        many_models = (
+            len({m.value for m in f.of("family")} | {m.value for m in f.of("not_carried")}) >= 3
+        )
         for m in sorted(found, key=lambda m: m.start):
             if self._accessory_negated(f, m, subject):
                 continue
@@ -239,12 +287,18 @@ class Normalizer:
     def _accessory_negated(self, f: Features, m: Match, subject: int) -> bool:
         words, seps = f.tokens.words, f.tokens.seps
         before = words[max(0, m.start - 4) : m.start]
-        if m.value in ("fan", "fans", "cooler") and before and before[-1] in self._words["accessory.descriptors"]:
+        if (
+            m.value in ("fan", "fans", "cooler")
+            and before
+            and before[-1] in self._words["accessory.descriptors"]
+        ):
             return True
         negators = self._words["accessory.negators"]
         start = max(0, m.start - 4)
         # "2000W" is watts, not "w/"
-        if any(w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)):
+        if any(
+            w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)
+        ):
             return True
         around = seps[max(0, m.start - 2) : m.start + 1] + seps[m.end : m.end + 1]
         if any(c in sep for sep in around for c in "+&"):
@@ -256,13 +310,16 @@ class Normalizer:
         return m.start > subject and counted and seps[m.start - 2] != ""
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
+        if not host:
+            cues = find_lot_cues(f.tokens)
+            return cues[0][1] if cues else 1
+        # in a server title, "8x", "(8)" and "8 V100" count GPUs inside it, not servers sold
         words = f.tokens.words
-        gpu_starts = {m.start for m in f.of("family") if m.value in self._gpu_families} if host else set()
+        gpu_starts = {m.start for m in f.of("family") if m.value in self._gpu_families}
         for position, count in find_lot_cues(f.tokens):
             near_gpu = any(position < s <= position + 4 for s in gpu_starts)
-            if host and (near_gpu or words[position] == "x" or words[position].isdigit()):
-                continue
-            return count
+            if not (near_gpu or words[position] == "x" or words[position].isdigit()):
+                return count
         return 1
 
     # --- helpers -----------------------------------------------------------------------------
@@ -306,6 +363,11 @@ def default_normalizer() -> Normalizer:
     return Normalizer(load_catalog())
 
 
+@lru_cache(maxsize=8)
+def _normalizer_for(catalog: Catalog) -> Normalizer:
+    return Normalizer(catalog)
+
+
 def normalize_title(
     title: str,
     catalog: Catalog | None = None,
@@ -314,6 +376,5 @@ def normalize_title(
     specifics: Mapping[str, str] | None = None,
 ) -> Normalized:
     """Normalize one title with the default catalog, or with ``catalog`` when given."""
-    normalizer = default_normalizer() if catalog is None else Normalizer(catalog)
+    normalizer = default_normalizer() if catalog is None else _normalizer_for(catalog)
     return normalizer.normalize(title, category_id=category_id, specifics=specifics)
-

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 _NOT = frozenset({"not", "non", "no", "without"})
 _NOT_BRACKET = _NOT | {"o"}  # "W/O bracket"
 _NONE: frozenset[int] = frozenset()
+_UNIT_SEPS = frozenset({"", " ", "-"})
 _MEMORY_KEYS = ("Memory Size", "Memory", "memory_size", "Graphics Memory Size")
 
 
@@ -70,21 +71,26 @@ def extract_features(
 
 
 def _numbers_before(tokens: Tokens, units: Iterable[Match]) -> tuple[float, ...]:
-    """The numbers written right before a unit: "16GB", "24 GB", "250W"."""
+    """The numbers written right before a unit: "16GB", "24 GB", "250W" (not "1.5GB")."""
     words, seps = tokens.words, tokens.seps
-    return tuple(
-        float(words[m.start - 1])
-        for m in units
-        if m.start > 0 and words[m.start - 1].isdigit()
-        and seps[m.start] in ("", " ", "-") and len(words[m.start - 1]) <= 3
-        and "." not in seps[m.start - 1]
-    )  # fmt: skip
+    found = []
+    for m in units:
+        at = m.start - 1
+        if at >= 0 and seps[m.start] in _UNIT_SEPS:
+            number = words[at]
+            if number.isdigit() and len(number) <= 3 and "." not in seps[at]:
+                found.append(float(number))
+    return tuple(found)
 
 
 def _form(tokens: Tokens, by_kind: dict[str, list[Match]]) -> str | None:
     """The form factor the title states; SXM wins over PCIe ("SXM2 module on PCIe adapter")."""
     words = tokens.words
-    forms = [m.value for m in by_kind.get("form", ()) if not (m.start and words[m.start - 1] in _NOT)]
+    stated = by_kind.get("form", [])
+    if len(stated) == 1 and "accessory.weak" not in by_kind:
+        m = stated[0]
+        return None if m.start and words[m.start - 1] in _NOT else m.value
+    forms = [m.value for m in stated if not (m.start and words[m.start - 1] in _NOT)]
     brackets = [m for m in by_kind.get("accessory.weak", ()) if m.value in ("bracket", "brackets")]
     forms += ["PCIe" for m in brackets if not (m.start and words[m.start - 1] in _NOT_BRACKET)]
     sxm = [f for f in forms if f.startswith("SXM")]

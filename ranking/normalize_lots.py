@@ -16,59 +16,35 @@ NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "twelve": 12, "pair": 2, "dual": 2,
 }  # fmt: skip
-TRIGGERS = frozenset(
-    {
-        "lot",
-        "lots",
-        "qty",
-        "quantity",
-        "x",
-        "pcs",
-        "pc",
-        "pieces",
-        "piece",
-        "units",
-        "cards",
-        "pack",
-        "pk",
-        "packs",
-        "pair",
-        "set",
-        "bundle",
-    }
-)
+TRIGGERS = frozenset({
+    "lot", "lots", "qty", "quantity", "x", "pcs", "pc", "pieces", "piece", "units", "cards",
+    "pack", "pk", "packs", "pair", "set", "bundle",
+})  # fmt: skip
 _COUNT_NOUNS = frozenset({"pcs", "pc", "pieces", "units", "cards", "pack", "pk", "packs"})
 _GROUP_NOUNS = frozenset({"lot", "lots", "set", "bundle", "pack"})
 # tokens before "xN" that make it a PCIe link width ("PCIe 4.0 x16", "Gen3 x8")
-_LINK = frozenset(
-    {
-        "pcie",
-        "pci",
-        "e",
-        "express",
-        "gen",
-        "0",
-        "slot",
-        "slots",
-        "lane",
-        "lanes",
-        "link",
-        "in",
-        "mode",
-    }
-)
+_LINK = frozenset({
+    "pcie", "pci", "e", "express", "gen", "0", "slot", "slots", "lane", "lanes", "link", "in",
+    "mode",
+})  # fmt: skip
 # tokens after "Nx"/"xN" that make the number something else than units sold
 _NOT_UNITS = frozenset({
     "pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "slot", "slots", "lane", "lanes",
     "u", "ghz", "mhz", "core", "cores", "port", "ports", "dimm", "dimms", "gpu", "gpus", "way",
     "bay", "bays", "fan", "fans", "psu", "psus", "nvme", "sas", "sata", "drive", "drives", "ddr",
-    "ddr3", "ddr4", "cpu", "cpus", "xeon", "hdd", "ssd", "e", "pcie", "display", "dp", "hdmi",
-    "fhd", "inch", "in",
+    "ddr3", "ddr4", "cpu", "cpus", "xeon", "hdd", "ssd", "e", "pcie", "pci", "display", "dp",
+    "hdmi", "fhd", "inch", "in",
 })  # fmt: skip
 # "Ventus 3X", "3X WINDFORCE Fans": a card's product line, not a lot
-_LINE = frozenset({"ventus", "shadow", "eagle", "windforce", "trio", "twin", "triple", "xlr8", "gaming"})
-_LINE_AFTER = frozenset({"oc", "windforce", "fans", "fan", "gddr", "black", "white", "ready", "edition", "ships", "gbps"})
-_LOT_NOT_UNITS = frozenset({"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"})
+_LINE = frozenset({
+    "ventus", "shadow", "eagle", "windforce", "trio", "twin", "triple", "xlr8", "gaming", "ichill",
+})  # fmt: skip
+_LINE_AFTER = frozenset({
+    "oc", "windforce", "fans", "fan", "gddr", "black", "white", "ready", "edition", "ships", "gbps",
+})  # fmt: skip
+_LOT_NOT_UNITS = frozenset(
+    {"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"}
+)
 BRAND_WORDS = frozenset({
     "nvidia", "tesla", "geforce", "rtx", "gtx", "amd", "radeon", "instinct", "quadro", "intel",
     "arc", "pny", "dell", "hp", "hpe", "evga", "asus", "msi", "zotac", "gigabyte", "new", "used",
@@ -80,16 +56,15 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
     """Every (token position, count) that states how many units are sold, in title order."""
     words, seps = tokens.words, tokens.seps
     cues: list[tuple[int, int]] = []
-    if TRIGGERS.isdisjoint(words) and "(" not in "".join(seps) and not (
-        words and (words[0].isdigit() or words[0] in NUMBER_WORDS)
-    ):
+    leading = bool(words) and (words[0].isdigit() or words[0] in NUMBER_WORDS)
+    if not leading and _no_trigger(words, seps) and "(" not in "".join(seps):
         return cues
     positions = [
         i for i, w in enumerate(words)
-        if (w in TRIGGERS and not (w == "x" and seps[i] == "" and i > 1 and seps[i - 1] == ""))
+        if (w in TRIGGERS and not _glued_x(words, seps, i))
         or (w.isdigit() and seps[i].endswith("("))
     ]  # fmt: skip
-    if not positions and not (words and (words[0].isdigit() or words[0] in NUMBER_WORDS)):
+    if not positions and not leading:
         return cues
     for i in positions if positions[:1] == [0] else [0, *positions]:
         word = words[i]
@@ -111,6 +86,21 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
         if count is not None and 1 <= count <= MAX_LOT:
             cues.append((i, count))
     return cues
+
+
+def _no_trigger(words: tuple[str, ...], seps: tuple[str, ...]) -> bool:
+    """No lot word at all, or only the "x" of "GDDR6X" (checked first: it is in most titles)."""
+    if TRIGGERS.isdisjoint(words):
+        return True
+    return (
+        TRIGGERS.intersection(words) == {"x"}
+        and words.count("x") == 1
+        and _glued_x(words, seps, words.index("x"))
+    )
+
+
+def _glued_x(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> bool:
+    return words[i] == "x" and seps[i] == "" and i > 1 and seps[i - 1] == ""
 
 
 def count_near(tokens: Tokens, start: int, end: int) -> int | None:
@@ -157,12 +147,24 @@ def _number_after(words: tuple[str, ...], at: int, skip: tuple[str, ...]) -> int
 
 def _times(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> int | None:
     after = words[i + 1] if i + 1 < len(words) else ""
-    line = (i > 0 and words[i - 1] in _LINE) or (i > 1 and words[i - 2] in _LINE) or after in _LINE_AFTER
-    code = after.isdigit() and seps[i + 1] == "" and seps[i] == "" and i > 0 and words[i - 1].isdigit()
+    line = (
+        (i > 0 and words[i - 1] in _LINE)
+        or (i > 1 and words[i - 2] in _LINE)
+        or after in _LINE_AFTER
+    )
+    code = (
+        after.isdigit() and seps[i + 1] == "" and seps[i] == "" and i > 0 and words[i - 1].isdigit()
+    )
     if line or code:
         return None
     glued = i > 1 and seps[i - 1] == ""  # the "40" of "P40 x8" belongs to the model
-    if i > 0 and words[i - 1].isdigit() and int(words[i - 1]) <= 100 and seps[i] in ("", " ") and not glued:
+    if (
+        i > 0
+        and words[i - 1].isdigit()
+        and int(words[i - 1]) <= 100
+        and seps[i] in ("", " ")
+        and not glued
+    ):
         before = words[i - 2] if i > 1 else ""
         if before in _LINK or after in _NOT_UNITS or "." in seps[i - 1]:
             return None

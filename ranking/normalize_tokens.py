@@ -1,7 +1,7 @@
 """Split a listing title into tokens and find known phrases in one left-to-right pass.
 
 A title becomes letter runs and digit runs with the separator text before each
-("RTX3090-Ti" -> rtx, 3090, ti); phrases are matched by dict lookup on their first token.
+("RTX3090-Ti" -> rtx, 3090, ti); phrases are found by dict lookups on their first two tokens.
 """
 
 from __future__ import annotations
@@ -106,18 +106,27 @@ class PhraseIndex:
         found: list[Match] = []
         count = len(words)
         covered = 0  # tokens before this index belong to an earlier match
-        for i in [i for i, word in enumerate(words) if word in levels]:
+        for i, (longer, single) in [
+            (i, level) for i, word in enumerate(words) if (level := levels.get(word)) is not None
+        ]:
             if i < covered:
                 continue
-            longer, single = levels[words[i]]
             candidates = None
             if longer and i + 1 < count:
                 following = words[i + 1]
                 candidates = longer.get(following)
                 if candidates is None and following.isdigit():
                     candidates = longer.get("#")
-            if candidates or single:
+            if candidates:
                 covered = self._match_at(tokens, i, candidates, single, found) or covered
+            elif single:
+                # most hits are one free-standing word ("gb", "heatsink"): no phrase to walk
+                rest, _, kind, value, bounded = single[0]
+                if not rest and not bounded and len(single) == 1:
+                    found.append(Match(kind, value, i, i + 1))
+                    covered = i + 1
+                else:
+                    covered = self._match_at(tokens, i, None, single, found) or covered
         return found
 
     def _match_at(
@@ -158,7 +167,8 @@ def _fits(
 ) -> bool:
     for offset, token in enumerate(rest):
         word = words[at + offset]
-        if (word != token and not (token == "#" and word.isdigit())) or (
+        any_number = token == "#" and word.isdigit()  # noqa: S105 (a phrase token, not a secret)
+        if (word != token and not any_number) or (
             tight[offset] and seps[at + offset] not in _TIGHT
         ):
             return False

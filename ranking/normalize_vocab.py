@@ -7,24 +7,25 @@ once; SKUs are grouped by model family for the final dict lookups.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ranking.catalog import CATALOG_DIR
 from ranking.normalize_tokens import PhraseIndex, compact
 from rigscout.errors import NormalizeError
-from rigscout.models import Category
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
     from ranking.catalog import Catalog, Sku
+    from rigscout.models import Category
 
 FORMS = {
     "pcie": "PCIe", "pci e": "PCIe", "pci express": "PCIe", "pci": "PCIe", "pcle": "PCIe",
     "sxm": "SXM", "smx": "SXM", "sxm2": "SXM2", "smx2": "SXM2", "sxm 2": "SXM2", "sxm3": "SXM3",
-    "smx3": "SXM3", "sxm4": "SXM4", "smx4": "SXM4", "sxm 4": "SXM4", "sxm5": "SXM5", "nvlink sxm2": "SXM2",
-    "fhfl": "PCIe", "full height": "PCIe",
+    "smx3": "SXM3", "sxm4": "SXM4", "smx4": "SXM4", "sxm 4": "SXM4", "sxm5": "SXM5",
+    "nvlink sxm2": "SXM2", "fhfl": "PCIe", "full height": "PCIe",
 }  # fmt: skip
 UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte")
 _VOCAB_KINDS = (
@@ -51,11 +52,14 @@ class Family:
     other_forms: frozenset[str] = frozenset()
     vrams: frozenset[float] = frozenset()  # carried and other memory sizes
     forms: frozenset[str] = frozenset()  # carried form factors
+    hinted: bool = False  # some member is told apart by a hint word ("ada", "v100s")
 
     @property
     def simple(self) -> bool:
         """One SKU and no look-alike variant: naming the family names the SKU."""
-        return len(self.skus) == 1 and not (self.other_vram or self.other_forms or self.default_vram)
+        return len(self.skus) == 1 and not (
+            self.other_vram or self.other_forms or self.default_vram
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +79,8 @@ def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabula
     families = _families(catalog, aliases)
     boundaries = _table(aliases, "boundaries")
     index = PhraseIndex(
-        left_ok=frozenset(boundaries.get("left", ())), right_ok=frozenset(boundaries.get("right", ()))
+        left_ok=frozenset(boundaries.get("left", ())),
+        right_ok=frozenset(boundaries.get("right", ())),
     )
     for phrase, form in FORMS.items():
         index.add(phrase, "form", form)
@@ -96,7 +101,9 @@ def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabula
             continue
         for phrase in phrases:
             index.add(phrase, "family", name, bounded=True)
-    parts = {k.upper(): _text(sku, k) for k, sku in _table(aliases, "parts").items() if sku in catalog}
+    parts = {
+        k.upper(): _text(sku, k) for k, sku in _table(aliases, "parts").items() if sku in catalog
+    }
     for key, sku in parts.items():
         index.add(key, "part", sku)
     words = {
@@ -128,6 +135,7 @@ def _families(catalog: Catalog, aliases: Mapping[str, Any]) -> dict[str, Family]
             other_forms=frozenset(other.get("form", ())),
             vrams=frozenset(s.vram_gb for s in skus if s.vram_gb) | other_vram,
             forms=frozenset(s.form_factor for s in skus if s.form_factor),
+            hinted=any(s.hints for s in skus),
         )
     return families
 

@@ -18,4 +18,4 @@ FULL_DISCOUNT = 0.5  # a discount this deep earns the whole discount part
 def score_deal(discount: float | None, value_percentile: float | None) -> float:
     """The deal score from a discount (0.31 = 31 % under market) and a value percentile (0..1)."""
     part = 0.0 if discount is None else max(-1.0, min(1.0, discount / FULL_DISCOUNT))
-    return round(100 * (DISCOUNT_WEIGHT * part + VALUE_WEIGHT * (value_percentile or 0.0)), 2)
+    return 100 * (DISCOUNT_WEIGHT * part + VALUE_WEIGHT * (value_percentile or 0.0))

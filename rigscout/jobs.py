@@ -7,13 +7,13 @@ import contextlib
 import logging
 import os
 import socket
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import httpx
 from sqlalchemy.orm import Session
 
 from alerts.dispatch import build_notifiers
+from alerts.outbox import render_snapshot
 from db.engine import open_engine
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
@@ -172,30 +172,9 @@ def import_files(engine: Engine, files: Sequence[Path]) -> Iterator[tuple[Path, 
 
 
 def deal_json(deal: Deal) -> dict[str, object]:
-    def plain(value: object) -> object:
-        if isinstance(value, Decimal):
-            return float(value)
-        return value.isoformat() if hasattr(value, "isoformat") else value
-
-    return {
-        "item_id": deal.item_id,
-        "marketplace": deal.marketplace,
-        "title": deal.title,
-        "url": deal.url,
-        "sku": deal.sku,
-        "sku_name": deal.sku_name,
-        "category": deal.category.value,
-        "quantity": deal.quantity,
-        "buying_format": deal.buying_format.value,
-        "landed_unit_price": plain(deal.landed_unit_price),
-        "currency": deal.currency,
-        "shipping_known": deal.shipping_known,
-        "discount": deal.discount,
-        "baseline": plain(deal.baseline) if deal.baseline is not None else None,
-        "baseline_count": deal.baseline_count,
-        "baseline_source": deal.baseline_source,
-        "score": round(deal.score, 4),
-        "reason": deal.reason,
-        "end_time": plain(deal.end_time) if deal.end_time else None,
-        "metrics": deal.metrics,
-    }
+    """The deal as JSON values for scripts: the alert snapshot, with money as numbers."""
+    data = render_snapshot(deal)
+    for key in ("landed_unit_price", "baseline"):
+        if data.get(key) is not None:
+            data[key] = float(str(data[key]))
+    return data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import tomllib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +13,9 @@ from ranking.catalog import CATALOG_DIR, Catalog, Sku, load_catalog
 from rigscout.errors import NormalizeError
 from rigscout.models import Category
 from tests.conftest import SHARED
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SHARED_SKUS = SHARED / "catalog-skus.csv"
 CATALOG = load_catalog()
@@ -64,6 +67,7 @@ def test_crippled_fp16_cards_have_no_tensor_figure_and_a_tiny_fp16_one() -> None
     p40 = CATALOG["nvidia-tesla-p40"]
     assert p40.fp16_tensor_tflops is None
     assert p40.fp16_tflops is not None
+    assert p40.fp32_tflops is not None
     assert p40.fp16_tflops < p40.fp32_tflops / 32
     assert "346" in p40.notes
 
@@ -124,8 +128,18 @@ def test_as_json_has_the_catalog_contract_fields() -> None:
     assert {k: gpu[k] for k in ("category", "vram_gb", "form_factor", "gpus_per_board")} == {
         "category": "gpu", "vram_gb": 16.0, "form_factor": "SXM2", "gpus_per_board": 1
     }  # fmt: skip
-    assert {"mem_bandwidth_gbs", "fp16_tensor_tflops", "fp32_tflops", "name", "source"} <= gpu.keys()
-    assert (server["gpu_slots"], server["gpu_form_factor"], server["interconnect"]) == (8, "PCIe", "single-root")
+    assert {
+        "mem_bandwidth_gbs",
+        "fp16_tensor_tflops",
+        "fp32_tflops",
+        "name",
+        "source",
+    } <= gpu.keys()
+    assert (server["gpu_slots"], server["gpu_form_factor"], server["interconnect"]) == (
+        8,
+        "PCIe",
+        "single-root",
+    )
 
 
 def test_catalog_is_immutable_and_behaves_like_a_collection() -> None:

@@ -13,7 +13,9 @@ from ranking.catalog import load_catalog
 from ranking.normalize import Normalizer, normalize_title
 from rigscout.models import Category, Included, Kind
 
-CASES = tomllib.loads((Path(__file__).with_name("normalizer_cases.toml")).read_text("utf-8"))["case"]
+CASES = tomllib.loads((Path(__file__).with_name("normalizer_cases.toml")).read_text("utf-8"))[
+    "case"
+]
 CATALOG = load_catalog()
 
 
@@ -27,9 +29,8 @@ def _expected_category(case: dict[str, object]) -> Category | None:
 @pytest.mark.parametrize("case", CASES, ids=[str(c["title"])[:60] or "<empty>" for c in CASES])
 def test_title_normalizes_to_what_a_buyer_would_say_it_is(case: dict[str, object]) -> None:
     got = normalize_title(str(case["title"]))
-    expected_includes = {
-        (sku, int(n)) for sku, _, n in (str(i).partition(":") for i in case.get("includes", []))
-    }
+    includes: list[str] = case.get("includes", [])  # type: ignore[assignment]
+    expected_includes = {(sku, int(n)) for sku, _, n in (i.partition(":") for i in includes)}
     assert (got.sku, got.kind, got.quantity, got.category) == (
         case.get("sku"),
         Kind(str(case.get("kind", "item"))),
@@ -50,7 +51,9 @@ def test_cases_cover_every_kind_and_category_and_name_real_skus() -> None:
 
 
 def test_condition_from_item_specifics_marks_for_parts() -> None:
-    got = normalize_title("NVIDIA Tesla P40 24GB", specifics={"Condition": "For parts or not working"})
+    got = normalize_title(
+        "NVIDIA Tesla P40 24GB", specifics={"Condition": "For parts or not working"}
+    )
     assert (got.sku, got.kind) == ("nvidia-tesla-p40", Kind.FOR_PARTS)
 
 
@@ -94,7 +97,12 @@ _JUNK_PIECES = st.sampled_from(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=300), st.lists(_JUNK_PIECES | st.text(max_size=8), max_size=40).map(" ".join)))
+@given(
+    st.one_of(
+        st.text(max_size=300),
+        st.lists(_JUNK_PIECES | st.text(max_size=8), max_size=40).map(" ".join),
+    )
+)
 def test_junk_titles_never_raise_and_stay_in_range(title: str) -> None:
     got = normalize_title(title)
     assert got.title == title
@@ -105,7 +113,14 @@ def test_junk_titles_never_raise_and_stay_in_range(title: str) -> None:
 
 @pytest.mark.parametrize(
     "title",
-    ["A" * 10_000, "V100 " * 2_000, "x8 " * 3_000, "🔥" * 5_000, "\x00\x01\x02" * 3_000, "<" * 10_000],
+    [
+        "A" * 10_000,
+        "V100 " * 2_000,
+        "x8 " * 3_000,
+        "🔥" * 5_000,
+        "\x00\x01\x02" * 3_000,
+        "<" * 10_000,
+    ],
 )
 def test_huge_titles_never_raise(title: str) -> None:
     assert normalize_title(title).quantity >= 1

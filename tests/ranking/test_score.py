@@ -20,7 +20,7 @@ from ranking.score import score_deal
     ],
 )
 def test_score_combines_discount_and_value(discount, percentile, score):
-    assert score_deal(discount, percentile) == score
+    assert score_deal(discount, percentile) == pytest.approx(score)
 
 
 def test_a_deeper_discount_scores_higher_at_the_same_value():
