@@ -128,6 +128,8 @@ def _count_note(f: ReasonFacts) -> str:
 
 
 def _value_clause(f: ReasonFacts) -> str | None:
+    if f.metric == "slots" and f.price_per_metric is None:
+        return "the GPUs it includes are worth more than its price at market"
     if f.metric is None or f.price_per_metric is None:
         return None
     unit = METRIC_UNITS.get(f.metric, "TFLOP/s")

@@ -300,14 +300,25 @@ class Normalizer:
             w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)
         ):
             return True
-        around = seps[max(0, m.start - 2) : m.start + 1] + seps[m.end : m.end + 1]
+        lo = max(0, m.start - 2)
+        around = [
+            sep
+            for k, sep in enumerate(seps[lo : m.start + 1], start=lo)
+            # "80+ Platinum PSU": a plus stuck to a number is a rating, not "and"
+            if not (sep.startswith("+") and k > 0 and words[k - 1].isdigit())
+        ] + list(seps[m.end : m.end + 1])
         if any(c in sep for sep in around for c in "+&"):
             return True
         if m.end < len(words) and words[m.end] in self._words["accessory.trailing_negators"]:
             return True
-        # "4x PSU" after the model is part of a server's spec line
-        counted = len(before) > 1 and before[-1] == "x" and before[-2].isdigit()
-        return m.start > subject and counted and seps[m.start - 2] != ""
+        # "4x PSU", "2x 1600W 80+ PSU" after the model is part of a server's spec line
+        # (power supplies come with their wattage in between: "2x 1600W 80+ PSU")
+        reach = 6 if m.value in ("psu", "psus", "power supply", "power supplies") else 1
+        counted = any(
+            words[k] == "x" and words[k - 1].isdigit() and seps[k] == "" and seps[k - 1] != ""
+            for k in range(max(1, m.start - reach), m.start)
+        )
+        return m.start > subject and counted
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         if not host:

@@ -146,7 +146,9 @@ def _deal(row: RankRow, ctx: _Context, *, parts: bool) -> Deal | None:
     if baseline is not None and baseline > 0:
         discount = round(float(1 - landed.unit_price / baseline), 4)
     value = ctx.values[row.sku]
-    metrics = value_metrics(value, _value_price(landed.unit_price, row.included_value))
+    chassis = _value_price(landed.unit_price, row.included_value)
+    # When the included GPUs alone are worth the asking price, a per-slot price means nothing.
+    metrics = value_metrics(value, chassis) if chassis > 0 else {}
     metrics["value_percentile"] = round(row.value_percentile, 4)
     if row.baseline is not None:
         metrics["baseline_iqr"] = float(row.baseline.q3 - row.baseline.q1)
@@ -189,7 +191,7 @@ def _value_price(landed: Decimal, included_value: Decimal | None) -> Decimal:
     """A server's value is judged on what its chassis costs once included GPUs are priced."""
     if included_value is None:
         return landed
-    return max(landed - included_value, Decimal(1))
+    return max(landed - included_value, Decimal(0))
 
 
 def _facts(

@@ -296,14 +296,14 @@ def rank(
 
         rigscout rank --profile training --category gpu --limit 10
     """
-    from ranking.rank import rank_deals
+    from ranking.rank import rank_listings
     from rigscout.jobs import deal_json, load_skus, print_deals
     from rigscout.wiring import utcnow
 
     settings = app.settings()
     engine = open_store(settings)
     with Session(engine) as session:
-        deals = rank_deals(
+        ranking = rank_listings(
             session,
             load_skus(),
             settings.rank,
@@ -317,10 +317,16 @@ def rank(
             buying=buying,
         )
     if as_json:
-        click.echo(json.dumps([deal_json(d) for d in deals], indent=2))
-    else:
-        title = "Parts and accessories" if include_parts else "Top deals"
-        print_deals(app.console, deals, title=title)
+        click.echo(json.dumps([deal_json(d) for d in ranking.deals + ranking.parts], indent=2))
+        return
+    print_deals(app.console, ranking.deals)
+    if include_parts:
+        print_deals(app.console, ranking.parts, title="Parts and accessories (never deals)")
+    skipped = ", ".join(
+        f"{n} {reason.replace('_', ' ')}" for reason, n in ranking.skipped.items() if n
+    )
+    if skipped:
+        click.echo(f"Not ranked: {skipped}.")
 
 
 @cli.command()

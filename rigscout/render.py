@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def render_money(amount: Decimal, currency: str) -> str:
     symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(currency)
-    value = f"{amount:,.2f}"
+    value = f"{amount:,.2f}" if amount < 1000 else f"{amount:,.0f}"
     return f"{symbol}{value}" if symbol else f"{value} {currency}"
 
 
@@ -37,23 +37,26 @@ def render_time_left(end: datetime | None, now: datetime) -> str:
 def render_discount(discount: float | None) -> str:
     if discount is None:
         return "n/a"
-    return f"{discount:.0%} under" if discount >= 0 else f"{-discount:.0%} over"
+    return f"-{discount:.0%}" if discount >= 0 else f"+{-discount:.0%}"
 
 
 def render_deals_table(deals: Sequence[Deal], *, now: datetime, title: str = "Top deals") -> Table:
-    """One row per deal: what it is, its landed unit price, how it compares, its score."""
-    table = Table(title=title, show_lines=False, expand=False)
-    table.add_column("#", justify="right")
-    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=46)
+    """One row per deal: what it is, its landed unit price, how it compares, its score.
+
+    ``*`` marks an unknown shipping cost; auctions show the current bid and time left.
+    """
+    table = Table(title=title, expand=False, caption="* shipping unknown; price is before it")
+    table.add_column("#", justify="right", min_width=2)
+    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=31)
     table.add_column("Landed/unit", justify="right", no_wrap=True)
-    table.add_column("vs market", justify="right", no_wrap=True)
-    table.add_column("Score", justify="right")
+    table.add_column("vs mkt", justify="right", no_wrap=True)
+    table.add_column("Score", justify="right", no_wrap=True, min_width=5)
     for i, deal in enumerate(deals, 1):
         price = render_money(deal.landed_unit_price, deal.currency)
         if not deal.shipping_known:
-            price += "+ship?"
+            price += "*"
         if deal.buying_format.value == "auction":
-            price = f"bid {price} ({render_time_left(deal.end_time, now)})"
+            price = f"bid {price} {render_time_left(deal.end_time, now)}"
         lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
         table.add_row(
             str(i),

@@ -49,22 +49,42 @@ def test_history_chart_of_an_empty_history_says_so():
 def test_chart_commands_write_png_files(engine, tmp_path):
     config = write_config(tmp_path, engine_url(engine))
     runner = CliRunner()
-    ran = runner.invoke(cli, ["--config", str(config), "run", "--offline", str(DEMO), "--no-alerts"])
+    ran = runner.invoke(
+        cli, ["--config", str(config), "run", "--offline", str(DEMO), "--no-alerts"]
+    )
     assert ran.exit_code == 0, ran.output
     history = runner.invoke(
         cli,
-        ["--config", str(config), "chart", "history", "nvidia-tesla-v100-sxm2-16gb", "-o",
-         str(tmp_path / "charts")],
+        [
+            "--config",
+            str(config),
+            "chart",
+            "history",
+            "nvidia-tesla-v100-sxm2-16gb",
+            "-o",
+            str(tmp_path / "charts"),
+        ],
     )
     assert history.exit_code == 0, history.output
     value = runner.invoke(
-        cli, ["--config", str(config), "chart", "value", "--profile", "training", "-o",
-              str(tmp_path / "value.png")],
+        cli,
+        [
+            "--config",
+            str(config),
+            "chart",
+            "value",
+            "--profile",
+            "training",
+            "-o",
+            str(tmp_path / "value.png"),
+        ],
     )
     assert value.exit_code == 0, value.output
     assert "TFLOP/s per 1,000 USD" in value.output
-    for png in [tmp_path / "charts" / "history-nvidia-tesla-v100-sxm2-16gb.png",
-                tmp_path / "value.png"]:
+    for png in [
+        tmp_path / "charts" / "history-nvidia-tesla-v100-sxm2-16gb.png",
+        tmp_path / "value.png",
+    ]:
         data = png.read_bytes()
         assert data.startswith(PNG) and len(data) > 20_000
 
