@@ -146,7 +146,7 @@ class RunRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     # status: running | ok | partial | failed | interrupted
     status: Mapped[str] = mapped_column(String(16), default="running")
-    source: Mapped[str] = mapped_column(String(32))  # "web", "api", "offline:<dir>", "import"
+    source: Mapped[str] = mapped_column(String(300))  # "web", "api", "offline:<dir>", "import"
     searches: Mapped[int] = mapped_column(Integer, default=0)
     requests: Mapped[int] = mapped_column(Integer, default=0)
     listings_seen: Mapped[int] = mapped_column(Integer, default=0)

@@ -89,7 +89,9 @@ def run_job(
 
     searches = select_searches(settings, search_names)
     plan = RunPlan(
-        source=f"offline:{offline}" if offline else ("api" if settings.api.enabled else "web"),
+        source=f"offline:{offline}"[:300]
+        if offline
+        else ("api" if settings.api.enabled else "web"),
         searches=searches,
         profile=profile or settings.rank.profile,
         alert=alert,

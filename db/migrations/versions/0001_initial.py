@@ -56,7 +56,7 @@ def upgrade() -> None:
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("source", sa.String(length=32), nullable=False),
+        sa.Column("source", sa.String(length=300), nullable=False),
         sa.Column("searches", sa.Integer(), nullable=False),
         sa.Column("requests", sa.Integer(), nullable=False),
         sa.Column("listings_seen", sa.Integer(), nullable=False),
