@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Select,
     SQLColumnExpression,
+    String,
     cast,
     func,
     literal,
@@ -61,15 +62,16 @@ def _landed_cents(
 def _price_points_query(engine: Engine, flt: ExportFilter) -> AnySelect:
     pg = engine.dialect.name == "postgresql"
     # SQLite keeps dates as ISO text, which sorts like time; PostgreSQL needs a real cast.
-    sold_at: ColumnElement[Any] = (
-        cast(SaleRow.sold_date, DateTime(timezone=True))
-        if pg
-        else type_coerce(SaleRow.sold_date, DateTime())
+    # Times come back raw (ISO text on SQLite) and pandas parses a whole chunk at once:
+    # converting each row to a datetime in Python was a third of the export's time.
+    sold_at: ColumnElement[Any] = type_coerce(
+        cast(SaleRow.sold_date, DateTime(timezone=True)) if pg else SaleRow.sold_date, String()
     )
+    observed_at = type_coerce(ObservationRow.observed_at, String())
     active = (
         select(
             ListingRow.sku,
-            ObservationRow.observed_at.label("at"),
+            observed_at.label("at"),
             literal("active").label("market"),
             ObservationRow.currency,
             _landed_cents(ObservationRow.price, ObservationRow.shipping, ListingRow.quantity).label(
@@ -144,7 +146,7 @@ def summarize_prices(chunks: Iterator[pd.DataFrame], freq: str) -> Iterator[pd.D
 
 
 def _with_period(chunk: pd.DataFrame, freq: str) -> pd.DataFrame:
-    at = pd.to_datetime(chunk["at"], utc=True, format="mixed")
+    at = pd.to_datetime(chunk["at"], utc=True, format="ISO8601")
     period = at.dt.tz_localize(None).dt.to_period(FREQS[freq]).dt.start_time.dt.date
     return chunk.assign(period=period, cents=chunk["cents"].astype("int64")).drop(columns="at")
 
