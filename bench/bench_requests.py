@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
 
 import httpx
 
 from rigscout.config import CollectorSettings
-from rigscout.models import Listing, Mode, SavedSearch
+from rigscout.models import Mode, SavedSearch
 from scraper.collect import collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from tests.conftest import SAMPLES
 from tests.support.fake_ebay import FakeEbay
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
+from tests.support.memory_store import MemoryStore
 
 PAGES = (
     "srp_sitem_active_2025-03_ebay-us_shirts.html",
@@ -28,21 +25,11 @@ PAGES = (
 SETTINGS = CollectorSettings(requests_per_second=1000.0, jitter=0.0, timeout=5.0)
 
 
-class Store:
-    """Per-search memory of stored listings, answering which are known unchanged."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, Listing] = {}
-
-    def is_known(self, listings: Sequence[Listing]) -> set[str]:
-        return {item.item_id for item in listings if self.rows.get(item.item_id) == item}
-
-    def save(self, listings: Sequence[Listing]) -> None:
-        self.rows.update((item.item_id, item) for item in listings)
-
-
 def _collect_all(
-    ebay: FakeEbay, fetcher: PoliteFetcher, searches: list[SavedSearch], stores: dict[str, Store]
+    ebay: FakeEbay,
+    fetcher: PoliteFetcher,
+    searches: list[SavedSearch],
+    stores: dict[str, MemoryStore],
 ) -> dict[str, float]:
     """One daily run over every search; requests per search as the server counted them."""
     before = {s.query: ebay.count(s.query) for s in searches}
@@ -71,7 +58,7 @@ def run(searches: int = 20) -> dict[str, object]:
     """Start FakeEbay with ``searches`` saved searches of 3 pages each; run twice; compare."""
     pages = [(SAMPLES / "html" / name).read_text(encoding="utf-8") for name in PAGES]
     saved = [SavedSearch(name=f"search-{i}", query=f"gpu query {i}") for i in range(searches)]
-    stores = {s.name: Store() for s in saved}
+    stores = {s.name: MemoryStore() for s in saved}
     with FakeEbay() as ebay, httpx.Client(timeout=SETTINGS.timeout) as client:
         for search in saved:
             ebay.add_pages(search.query, pages)

@@ -11,15 +11,16 @@ import httpx
 import pytest
 
 from rigscout.config import CollectorSettings
-from rigscout.models import Listing, Mode, SavedSearch
+from rigscout.models import Mode, SavedSearch
 from scraper.collect import FetchedPage, collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from scraper.offline import offline_page_source
 from tests.conftest import FIXTURES, load_fixture, load_sample
 from tests.support.fake_ebay import FakeEbay
+from tests.support.memory_store import MemoryStore
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterator
 
 ACTIVE_PAGES = (
     "srp_sitem_active_2025-03_ebay-us_shirts.html",
@@ -34,19 +35,6 @@ P40 = SavedSearch(name="p40", query="tesla p40", modes=(Mode.ACTIVE, Mode.SOLD))
 SETTINGS = CollectorSettings(
     requests_per_second=200.0, jitter=0.0, timeout=0.5, retries=2, backoff=0.01
 )
-
-
-class MemoryStore:
-    """Stands in for the database: what was stored, and which listings it already has."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, Listing] = {}
-
-    def is_known(self, listings: Sequence[Listing]) -> set[str]:
-        return {item.item_id for item in listings if self.rows.get(item.item_id) == item}
-
-    def save(self, listings: Sequence[Listing]) -> None:
-        self.rows.update((item.item_id, item) for item in listings)
 
 
 @pytest.fixture

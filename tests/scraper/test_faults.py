@@ -14,15 +14,16 @@ import pytest
 
 from rigscout.config import CollectorSettings
 from rigscout.errors import BlockedError, FetchError, ParseError
-from rigscout.models import Listing, Mode, SavedSearch
+from rigscout.models import Mode, SavedSearch
 from scraper.collect import SearchResult, collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from scraper.parse import parse_search_page
 from tests.conftest import load_fixture, load_sample
 from tests.support.fake_ebay import FakeEbay
+from tests.support.memory_store import MemoryStore
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterator
 
 PAGE_1 = "srp_sitem_active_2025-03_ebay-us_shirts.html"
 PAGE_2 = "srp_scard_active_2026-04_ebay-de_lego-nan_EUR.html"
@@ -30,17 +31,6 @@ P40 = SavedSearch(name="p40", query="tesla p40")
 SETTINGS = CollectorSettings(
     requests_per_second=200.0, jitter=0.0, timeout=0.3, retries=2, backoff=0.01
 )
-
-
-class MemoryStore:
-    def __init__(self) -> None:
-        self.rows: dict[str, Listing] = {}
-
-    def is_known(self, listings: Sequence[Listing]) -> set[str]:
-        return {item.item_id for item in listings if self.rows.get(item.item_id) == item}
-
-    def save(self, listings: Sequence[Listing]) -> None:
-        self.rows.update((item.item_id, item) for item in listings)
 
 
 @pytest.fixture
