@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 import httpx
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -30,7 +29,7 @@ from db.engine import open_engine
 from db.migrate import upgrade
 from rigscout import __version__
 from rigscout.config import Settings, load_settings, resolve_config_path
-from rigscout.errors import ConfigError, LockedError, RigscoutError, StoreError
+from rigscout.errors import ConfigError, RigscoutError, StoreError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -714,30 +713,3 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
             run_now=run_now,
         )
     )
-
-
-@contextmanager
-def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
-    """A rich progress bar over the run's steps; yields the callback that advances it."""
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    ) as progress:
-        task = progress.add_task("starting", total=total)
-
-        def step(label: str) -> None:
-            progress.update(task, description=label, advance=1)
-
-        yield step
-
-
-def main() -> None:  # pragma: no cover - console entry point alias
-    cli()
-
-
-__all__ = ["LockedError", "cli", "main", "progress_bar"]

@@ -22,7 +22,12 @@ from ranking.normalize import Normalizer
 from rigscout.errors import ConfigError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
-from rigscout.render import render_deal_reasons, render_deals_table, render_run_summary
+from rigscout.render import (
+    progress_bar,
+    render_deal_reasons,
+    render_deals_table,
+    render_run_summary,
+)
 from rigscout.wiring import (
     normalizer_for,
     offline_collector,
@@ -85,8 +90,6 @@ def run_job(
     A ``worker`` run takes no lock for collecting: it leases searches one at a time, so
     several workers on several machines share the day's searches without overlap.
     """
-    from rigscout.cli import progress_bar
-
     searches = select_searches(settings, search_names)
     plan = RunPlan(
         source=f"offline:{offline}"[:300]

@@ -1,16 +1,21 @@
-"""Terminal output: rich tables for deals, runs and the run summary (pure: data in, Table out)."""
+"""Terminal output: rich tables for deals, runs and the run summary (pure: data in, Table
+out), and the run's progress bar."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from datetime import datetime
     from decimal import Decimal
+
+    from rich.console import Console
 
     from db.runs import RunSummary
     from rigscout.models import Deal
@@ -128,3 +133,23 @@ def render_runs_table(runs: Sequence[RunSummary]) -> Table:
             f"{run.duration.total_seconds():.1f}s" if run.duration else "",
         )
     return table
+
+
+@contextmanager
+def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar over the run's steps; yields the callback that advances it."""
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("starting", total=total)
+
+        def step(label: str) -> None:
+            progress.update(task, description=label, advance=1)
+
+        yield step
