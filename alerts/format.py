@@ -23,6 +23,27 @@ def format_price(amount: Decimal, currency: str) -> str:
     return f"{amount:,.2f} {currency}"
 
 
+def format_landed(deal: Deal) -> str:
+    """The landed unit price as the buyer should read it: predicted, estimated, or dropped.
+
+    ``was 180.00 USD, now 150.00 USD (−17 %)`` for a price drop; a running auction reads
+    ``likely 125.00–140.00 USD (current bid 108.00 USD)``.
+    """
+    price = format_price(deal.landed_unit_price, deal.currency)
+    if deal.price_basis == "predicted" and deal.predicted_low is not None:
+        low = format_price(deal.predicted_low, deal.currency)
+        high = format_price(deal.predicted_high or deal.predicted_low, deal.currency)
+        bid = format_price(deal.current_bid or deal.landed_unit_price, deal.currency)
+        price = f"likely {low}–{high} (current bid {bid})"
+    if deal.freight_estimated:
+        price += " incl. estimated freight"
+    was = deal.previous_price
+    if was is not None and was > 0 and deal.landed_unit_price < was:
+        drop = round((1 - deal.landed_unit_price / was) * 100)
+        price = f"was {format_price(was, deal.currency)}, now {price} (−{drop} %)"
+    return price
+
+
 def format_discount(deal: Deal) -> str:
     """How far the deal sits from the market, in words a buyer reads at a glance."""
     if deal.discount is None:
@@ -30,7 +51,7 @@ def format_discount(deal: Deal) -> str:
     share = round(abs(deal.discount) * 100)
     side = "under" if deal.discount >= 0 else "over"
     basis = f" ({deal.baseline_count} {deal.baseline_source})" if deal.baseline_source else ""
-    return f"{share} % {side} market{basis}"
+    return f"{share} % {side} market{basis}, {deal.evidence} evidence"
 
 
 def one_line(text: str, limit: int | None = None) -> str:

@@ -9,7 +9,7 @@ The claim/sent/release steps commit, so a crash leaves an honest record behind.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING
@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from db.models import AlertRow
 from rigscout.errors import AlertError
-from rigscout.models import BuyingFormat, Category, Deal
+from rigscout.models import BuyingFormat, Category, Deal, Flag
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -71,10 +71,13 @@ def save_pending_alerts(
         row = load_open_alert(session, listing_id, channel)
         if row is not None:
             _fill(row, match, run_id)
-        elif _worth_sending(match.deal, load_last_sent(session, listing_id, channel), price_drop):
+        elif _worth_sending(
+            match.deal, last := load_last_sent(session, listing_id, channel), price_drop
+        ):
             row = AlertRow(listing_id=listing_id, channel=channel, status=PENDING, attempts=0)
             row.created_at = now
-            _fill(row, match, run_id)
+            was = last.landed_unit_price if last and last.currency == match.deal.currency else None
+            _fill(row, match, run_id, was=was)
             session.add(row)
             created += 1
     session.flush()
@@ -88,12 +91,16 @@ def _worth_sending(deal: Deal, last: AlertRow | None, price_drop: Decimal) -> bo
     return _cents(deal.landed_unit_price) <= threshold
 
 
-def _fill(row: AlertRow, match: Match, run_id: int | None) -> None:
+def _fill(row: AlertRow, match: Match, run_id: int | None, *, was: Decimal | None = None) -> None:
+    """Point the row at the deal; a price drop keeps the price last sent (``was``)."""
+    if was is None and row.payload:
+        was_text = row.payload.get("previous_price")
+        was = Decimal(str(was_text)) if was_text is not None else None
     row.rule = match.rule.name[:100]
     row.landed_unit_price = _cents(match.deal.landed_unit_price)
     row.currency = match.deal.currency
     row.run_id = run_id
-    row.payload = render_snapshot(match.deal)
+    row.payload = render_snapshot(replace(match.deal, previous_price=was))
 
 
 def _cents(amount: Decimal) -> Decimal:
@@ -194,7 +201,24 @@ def render_snapshot(deal: Deal) -> dict[str, object]:
         "end_time": None if deal.end_time is None else deal.end_time.isoformat(),
         "image_url": deal.image_url,
         "metrics": {k: v for k, v in deal.metrics.items() if math.isfinite(v)},
+        "price_basis": deal.price_basis,
+        "current_bid": _text(deal.current_bid),
+        "predicted_low": _text(deal.predicted_low),
+        "predicted_high": _text(deal.predicted_high),
+        "evidence": deal.evidence,
+        "flags": [{"code": f.code, "label": f.label, "severity": f.severity} for f in deal.flags],
+        "freight_estimated": deal.freight_estimated,
+        "needs_host": deal.needs_host,
+        "previous_price": _text(deal.previous_price),
     }
+
+
+def _text(amount: Decimal | None) -> str | None:
+    return None if amount is None else str(amount)
+
+
+def _amount(value: object) -> Decimal | None:
+    return None if value is None else Decimal(str(value))
 
 
 def _finite(value: float | None) -> float | None:
@@ -236,6 +260,25 @@ def _deal_from(p: dict[str, object]) -> Deal:
         end_time=datetime.fromisoformat(str(end_time)) if end_time else None,
         image_url=str(p["image_url"]) if p.get("image_url") else None,
         metrics=_metrics(p.get("metrics")),
+        price_basis=str(p.get("price_basis", "fixed")),
+        current_bid=_amount(p.get("current_bid")),
+        predicted_low=_amount(p.get("predicted_low")),
+        predicted_high=_amount(p.get("predicted_high")),
+        evidence=str(p.get("evidence", "none")),
+        flags=_flags(p.get("flags")),
+        freight_estimated=bool(p.get("freight_estimated", False)),
+        needs_host=str(p["needs_host"]) if p.get("needs_host") else None,
+        previous_price=_amount(p.get("previous_price")),
+    )
+
+
+def _flags(value: object) -> tuple[Flag, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        Flag(str(f["code"]), str(f["label"]), str(f["severity"]))
+        for f in value
+        if isinstance(f, dict)
     )
 
 

@@ -10,7 +10,7 @@ import html
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from alerts.format import format_discount, format_price, one_line, safe_url
+from alerts.format import format_discount, format_landed, format_price, one_line, safe_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,8 +38,9 @@ def render_subject(deals: Sequence[Deal]) -> str:
     """``rigscout: Tesla V100 SXM2 16GB at 180.00 USD`` for one deal, a count for several."""
     if len(deals) == 1:
         deal = deals[0]
-        price = format_price(deal.landed_unit_price, deal.currency)
-        return one_line(f"rigscout: {deal.sku_name} at {price} ({format_discount(deal)})")
+        return one_line(
+            f"rigscout: {deal.sku_name} at {format_landed(deal)} ({format_discount(deal)})"
+        )
     best = min(deals, key=lambda d: d.landed_unit_price, default=None)
     lead = f", from {format_price(best.landed_unit_price, best.currency)}" if best else ""
     return one_line(f"rigscout: {len(deals)} new deals{lead}")
@@ -49,10 +50,10 @@ def render_plain(deals: Sequence[Deal]) -> str:
     """The text/plain part: one short block per deal."""
     blocks = [f"{len(deals)} deal(s) matched your alert rules.", ""]
     for deal in deals:
-        price = format_price(deal.landed_unit_price, deal.currency)
         blocks += [
             f"* {one_line(deal.title)}",
-            f"  {one_line(deal.sku_name)} · {price} landed per unit · {format_discount(deal)}",
+            f"  {one_line(deal.sku_name)} · {format_landed(deal)} landed per unit"
+            f" · {format_discount(deal)}",
             f"  {one_line(deal.reason)}",
             f"  {safe_url(deal.url) or '(no link)'}",
             "",
@@ -88,7 +89,7 @@ def _html_row(deal: Deal) -> str:
     )
     cells = (
         f"{thumb}{link}<br><small>{e(one_line(deal.sku_name))}</small>",
-        e(format_price(deal.landed_unit_price, deal.currency)),
+        e(format_landed(deal)),
         e(format_discount(deal)),
         e(one_line(deal.reason)),
     )

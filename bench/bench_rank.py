@@ -1,86 +1,131 @@
-"""Benchmark: rank_deals computed in the database vs a pandas load-everything baseline.
+"""Benchmark: `rigscout rank` as a user types it vs a pandas load-everything baseline.
 
-Builds a synthetic database (bulk executemany on SQLite, COPY on PostgreSQL), then runs each
-method in a fresh process, timing it and reading its peak memory (RSS growth and tracemalloc).
+Builds a synthetic database (bulk executemany on SQLite, COPY on PostgreSQL) of ``listings``
+listings and ``observations`` price observations, then times, each as a whole fresh process
+(interpreter start and imports included, as a user waits for it):
 
-    .venv/bin/python bench/bench_rank.py --listings 100000 --observations 1000000 --backend sqlite
+- ``rigscout rank --limit 50 --json``: the store loads each active listing's latest
+  observation and the window's sales (``db/rank_rows.py``), the pure rules rank them;
+- the baseline: every table read into pandas DataFrames, the latest observation picked in
+  pandas, then the same pure rules (``ranking.rank.rank_rows``): same answer, only the loading
+  strategy differs, and the two top-50 lists are compared;
+- ``python -c pass`` and ``rigscout --version``, the floor under both.
+
+Peak memory is each process's maximum RSS (``wait4``).
+
+    .venv/bin/python -m bench rank
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
+import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
-import tracemalloc
 import uuid
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sqlalchemy import create_engine, text
-from sqlalchemy.orm import Session
 
-from db.models import Base
+from db.migrate import upgrade
 from ranking.catalog import Sku, load_catalog
-from ranking.market import PRESUMED_WEIGHT, UPPER_BOUND_WEIGHT
-from ranking.profiles import load_profiles
-from ranking.rank import rank_deals
-from ranking.score import score_deal
-from ranking.value import score_sku_value
-from rigscout.config import RankSettings
 from rigscout.models import Category
 
-NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+# The data is generated around the real clock, since `rigscout rank` ranks as of now.
+NOW = datetime.now(UTC)
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-SETTINGS = RankSettings(
-    fx_rates={"USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27")},
-    min_seller_feedback=10,
-)
-PROFILE = "llm-inference"
 LIMIT = 50
+CONFIG = """[database]
+url = "{url}"
+
+[rank]
+currency = "USD"
+profile = "llm-inference"
+min_seller_feedback = 10
+
+[rank.fx]
+USD = 1.0
+EUR = 1.08
+GBP = 1.27
+"""
 
 
 def run(
     listings: int = 100_000,
     observations: int = 1_000_000,
     backend: str = "sqlite",
-    repeat: int = 3,
+    repeat: int = 5,
 ) -> dict[str, Any]:
-    """Build the database, time both methods in fresh processes, and compare their top deals."""
-    with _database(backend) as url:
+    """Build the database, time each command as a whole process, compare their top deals."""
+    with _database(backend) as url, tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         engine = create_engine(url)
-        Base.metadata.create_all(engine)
+        upgrade(engine)
         _fill(engine, backend, listings, observations)
         engine.dispose()
         generated = time.perf_counter() - started
-        sql = _in_child(_measure_sql, url, repeat)
-        pandas = _in_child(_measure_pandas, url, repeat)
-    same = len(set(sql["top"]) & set(pandas["top"]))
+        config = Path(tmp) / "rigscout.toml"
+        config.write_text(CONFIG.format(url=url), encoding="utf-8")
+        env = dict(os.environ)
+        cli = str(Path(sys.executable).parent / "rigscout")
+        floor = _time([sys.executable, "-c", "pass"], env, repeat)
+        version = _time([cli, "--version"], env, repeat)
+        rank = _time([cli, "--config", str(config), "rank", "--limit", str(LIMIT), "--json"],
+                     env, repeat)  # fmt: skip
+        pandas = _time(
+            [sys.executable, "-m", "bench.bench_rank", str(config), NOW.isoformat()], env, repeat
+        )
+    ours = [d["listing_id"] for d in json.loads(rank["stdout"])]
+    theirs = json.loads(pandas["stdout"])
     return {
         "backend": backend,
         "listings": listings,
         "observations": observations,
-        "generate_s": round(generated, 2),
-        "sql_s": sql["best_s"],
-        "sql_first_s": sql["first_s"],
-        "pandas_s": pandas["best_s"],
-        "pandas_first_s": pandas["first_s"],
-        "speedup": round(pandas["best_s"] / sql["best_s"], 1),
-        "sql_rss_mb": sql["rss_mb"],  # growth of the process's peak RSS while ranking
-        "pandas_rss_mb": pandas["rss_mb"],
-        "sql_process_peak_rss_mb": sql["rss_peak_mb"],
-        "pandas_process_peak_rss_mb": pandas["rss_peak_mb"],
-        "sql_py_peak_mb": sql["py_peak_mb"],
-        "pandas_py_peak_mb": pandas["py_peak_mb"],
-        "top_agreement": f"{same}/{len(sql['top'])}",
+        "generate_s": round(generated, 1),
+        "python_pass_s": floor["min_s"],
+        "version_s": version["min_s"],
+        "rank_s": rank["min_s"],
+        "rank_median_s": rank["median_s"],
+        "pandas_s": pandas["min_s"],
+        "pandas_median_s": pandas["median_s"],
+        "speedup": round(pandas["min_s"] / rank["min_s"], 1),
+        "rank_peak_rss_mb": rank["peak_rss_mb"],
+        "pandas_peak_rss_mb": pandas["peak_rss_mb"],
+        "same_top": ours == theirs,
+        "top_agreement": f"{len(set(ours) & set(theirs))}/{len(ours)}",
+        "load_1min": os.getloadavg()[0],
+    }
+
+
+def _time(argv: list[str], env: dict[str, str], repeat: int) -> dict[str, Any]:
+    """Wall time (min and median of ``repeat``), peak RSS and stdout of a fresh process."""
+    times, peak, stdout = [], 0.0, ""
+    for _ in range(repeat):
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            started = time.perf_counter()
+            proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err)
+            _, status, usage = os.wait4(proc.pid, 0)
+            times.append(time.perf_counter() - started)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            if proc.returncode:
+                tail = err.read().decode(errors="replace")[-800:]
+                raise RuntimeError(f"{' '.join(argv)} failed: {tail}")
+            stdout = out.read().decode()
+        peak = max(peak, usage.ru_maxrss / 1024)
+    return {
+        "min_s": round(min(times), 3),
+        "median_s": round(statistics.median(times), 3),
+        "peak_rss_mb": round(peak, 1),
+        "stdout": stdout,
     }
 
 
@@ -137,9 +182,12 @@ def _base_price(sku: Sku) -> float:
 LISTING_COLS = (
     "id, marketplace, item_id, title, url, buying_format, currency, end_time, status,"
     " first_seen, last_seen, sku, category, kind, quantity, includes, confidence,"
-    " seller_feedback, seller_positive_pct"
+    " seller_feedback, seller_positive_pct, location"
 )
-OBS_COLS = "id, listing_id, observed_at, price, shipping, currency, status"
+OBS_COLS = "id, listing_id, observed_at, price, shipping, currency, bids, status"
+# Titles some listings carry, so the risk signals run on every title as in real use.
+WORDING = ("", "", "", "", "", "", " untested", " read description", " no returns", " locked")
+LOCATIONS = ("United States", "United States", "United States", "Hong Kong", "Dallas, TX")
 SALE_COLS = "id, listing_id, sold_date, price, shipping, currency, best_offer_accepted, source"
 COLUMNS = {"listings": LISTING_COLS, "observations": OBS_COLS, "sales": SALE_COLS}
 
@@ -180,12 +228,12 @@ def _listings(
         includes = '[{"sku": "nvidia-tesla-p40", "quantity": 8}]' if server and i % 3 == 0 else "[]"
         auction = fmt[i] == "auction"
         rows.append((
-            i + 1, "EBAY_US", f"{100000000000 + i}", f"{sku.name} listing {i}",
+            i + 1, "EBAY_US", f"{100000000000 + i}", f"{sku.name} listing {i}{WORDING[i % 10]}",
             f"https://www.ebay.com/itm/{100000000000 + i}", fmt[i], currency[i],
             _stamp(NOW + timedelta(days=float(end[i]))) if auction else None, status[i],
             _stamp(NOW - timedelta(days=40)), _stamp(NOW), None if unmatched[i] else sku.sku,
             sku.category.value, kind[i], int(quantity[i]), includes, 0.9,
-            int(feedback[i]), 99.5,
+            int(feedback[i]), 99.5, LOCATIONS[i % 5],
         ))  # fmt: skip
         if server and includes != "[]":
             price[i] += 8 * 150
@@ -209,7 +257,7 @@ def _observations(
         rows.append((
             j + 1, int(owner[j]) + 1, _stamp(NOW - timedelta(days=float(age[j]))),
             round(float(last[owner[j]] * drift[j]), 2), None if no_ship[j] else float(ship[j]),
-            lst[6], lst[8],
+            lst[6], (j % 30) if lst[5] == "auction" else None, lst[8],
         ))  # fmt: skip
     return rows
 
@@ -229,180 +277,71 @@ def _sales(
     ]  # fmt: skip
 
 
-def _in_child(fn: Any, url: str, repeat: int) -> dict[str, Any]:
-    """Run ``fn`` in a fresh interpreter so that its peak RSS is its own."""
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        result: dict[str, Any] = pool.submit(fn, url, repeat).result()
-        return result
-
-
-def _status_mb(field: str) -> float:
-    """A memory figure of this process from /proc (VmRSS now, VmHWM its peak) in MiB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _reset_peak_rss() -> None:
-    """Linux resets VmHWM to the current RSS when "5" is written to clear_refs."""
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def _measure(method: Any, repeat: int) -> dict[str, Any]:
-    _reset_peak_rss()
-    rss0 = _status_mb("VmRSS")
-    times, top = [], []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        top = method()
-        times.append(time.perf_counter() - started)
-    rss1 = _status_mb("VmHWM")
-    tracemalloc.start()
-    method()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return {
-        "first_s": round(times[0], 3),
-        "best_s": round(min(times), 3),
-        "rss_mb": round(rss1 - rss0, 1),
-        "rss_peak_mb": round(rss1, 1),
-        "py_peak_mb": round(peak / 2**20, 1),
-        "top": top,
-    }
-
-
-def _catalog() -> dict[str, Any]:
-    return {s.sku: s for s in load_catalog()}
-
-
-def _measure_sql(url: str, repeat: int) -> dict[str, Any]:
-    engine = create_engine(url)
-    skus = _catalog()
-
-    def method() -> list[int]:
-        with Session(engine) as session:
-            deals = rank_deals(session, skus, SETTINGS, now=NOW, profile=PROFILE, limit=LIMIT)
-        return [d.listing_id for d in deals]
-
-    return _measure(method, repeat)
-
-
-def _measure_pandas(url: str, repeat: int) -> dict[str, Any]:
-    engine = create_engine(url)
-    skus = _catalog()
-    return _measure(lambda: rank_with_pandas(engine, skus), repeat)
-
-
-def rank_with_pandas(engine: Any, skus: dict[str, Any]) -> list[int]:
+def rank_with_pandas(config: Path, now: datetime) -> list[int]:
     """The same ranking with every table read into DataFrames (the baseline to beat)."""
+    import pandas as pd
+
+    from ranking.rank import RankFilters, rank_rows
+    from ranking.rows import ActiveRow, SoldRow
+    from rigscout.config import load_settings
+    from rigscout.models import Included
+
+    settings = load_settings(config, {})
+    engine = create_engine(settings.database_url)
     with engine.connect() as conn:
         listings = pd.read_sql("SELECT * FROM listings", conn)
         obs = pd.read_sql("SELECT * FROM observations", conn)
         sales = pd.read_sql("SELECT * FROM sales", conn)
-    rates = {k: float(v) for k, v in SETTINGS.fx_rates.items()}
     latest = obs.sort_values(["listing_id", "observed_at", "id"]).drop_duplicates(
         "listing_id", keep="last"
     )
     cur = listings[(listings.status == "active") & listings.sku.notna()].merge(
-        latest[["listing_id", "price", "shipping", "currency"]].rename(
+        latest[["listing_id", "price", "shipping", "currency", "bids"]].rename(
             columns={"currency": "obs_currency"}
         ),
         left_on="id",
         right_on="listing_id",
     )
-    cur["rate"] = cur.obs_currency.map(rates)
-    cur = cur[cur.rate.notna() & (cur.price.astype(float) > 0)]
-    cur["landed"] = (
-        (cur.price.astype(float) + cur.shipping.astype(float).fillna(0)) / cur.quantity * cur.rate
+    active = [
+        ActiveRow(
+            listing_id=int(r.id), item_id=r.item_id, marketplace=r.marketplace, title=r.title,
+            url=r.url, sku=r.sku, kind=r.kind, quantity=int(r.quantity),
+            buying_format=r.buying_format, price=_money(r.price), currency=r.obs_currency,
+            shipping=None if pd.isna(r.shipping) else _money(r.shipping),
+            bids=None if pd.isna(r.bids) else int(r.bids),
+            end_time=None if r.end_time is None else pd.Timestamp(r.end_time).to_pydatetime()
+            .replace(tzinfo=UTC),
+            includes=tuple(Included(i["sku"], int(i["quantity"])) for i in json.loads(r.includes)),
+            seller_feedback=None if pd.isna(r.seller_feedback) else int(r.seller_feedback),
+            seller_positive_pct=None if pd.isna(r.seller_positive_pct)
+            else Decimal(str(r.seller_positive_pct)),
+            location=r.location,
+        )
+        for r in cur.itertuples()
+    ]  # fmt: skip
+    sold = sales.merge(
+        listings[["id", "sku", "kind", "quantity", "includes"]], left_on="listing_id", right_on="id"
     )
-    cur["bare"] = cur.includes.astype(str).isin(["[]", "None"])
-    baseline = _pandas_baseline(listings, sales, cur, rates)
-    return _pandas_score(cur, baseline, skus)
-
-
-def _weighted_stats(df: pd.DataFrame) -> pd.DataFrame:
-    df = df.sort_values(["sku", "p"], kind="stable")
-    df["cw"] = df.groupby("sku").w.cumsum()
-    df["tw"] = df.groupby("sku").w.transform("sum")
-    lower = df[df.cw >= df.tw / 2].groupby("sku").p.first()
-    upper = df[df.cw > df.tw / 2].groupby("sku").p.first()
-    n = df.groupby("sku").size()
-    return pd.DataFrame({"median": (lower + upper) / 2, "n": n})
-
-
-def _pandas_baseline(
-    listings: pd.DataFrame, sales: pd.DataFrame, cur: pd.DataFrame, rates: dict[str, float]
-) -> pd.Series:
-    today = NOW.date()
-    since = today - timedelta(days=SETTINGS.window_days)
-    s = sales.merge(listings[["id", "sku", "kind", "quantity", "includes"]], left_on="listing_id",
-                    right_on="id", suffixes=("", "_l"))  # fmt: skip
-    dates = pd.to_datetime(s.sold_date).dt.date
-    s = s[(dates > since) & (dates <= today) & (s.kind == "item") & s.sku.notna()]
-    s = s[s.includes.astype(str).isin(["[]", "None"]) & s.currency.isin(list(rates))]
-    s = s.assign(
-        p=(s.price.astype(float) + s.shipping.astype(float).fillna(0)) / s.quantity
-        * s.currency.map(rates),
-        w=np.where(s.best_offer_accepted.astype(bool), float(UPPER_BOUND_WEIGHT), 1.0)
-        * np.where(s.source == "presumed", float(PRESUMED_WEIGHT), 1.0),
+    sold = sold[(sold.kind == "item") & sold.sku.notna() & (sold.includes == "[]")]
+    sold_rows = [
+        SoldRow(
+            sku=r.sku, quantity=int(r.quantity), price=_money(r.price), currency=r.currency,
+            sold_date=pd.Timestamp(r.sold_date).date(),
+            shipping=None if pd.isna(r.shipping) else _money(r.shipping),
+            best_offer_accepted=bool(r.best_offer_accepted), source=r.source,
+        )
+        for r in sold.itertuples()
+    ]  # fmt: skip
+    ranking = rank_rows(
+        active, sold_rows, {s.sku: s for s in load_catalog()}, settings.rank, now=now,
+        filters=RankFilters(limit=LIMIT),
     )  # fmt: skip
-    sold = _weighted_stats(s[["sku", "p", "w"]])
-    sold = sold[sold.n >= SETTINGS.min_sales]
-    ask = cur[(cur.kind == "item") & (cur.buying_format != "auction") & cur.bare]
-    asking = _weighted_stats(ask.assign(p=ask.landed, w=1.0)[["sku", "p", "w"]])
-    asking = asking[~asking.index.isin(sold.index)]
-    baseline: pd.Series = pd.concat([sold["median"], asking["median"]])
-    return baseline
+    return [d.listing_id for d in ranking.deals]
 
 
-def _pandas_score(cur: pd.DataFrame, baseline: pd.Series, skus: dict[str, Any]) -> list[int]:
-    profiles = load_profiles()
-    profile = profiles.get(PROFILE)
-    values = {c: score_sku_value(s, profile, profiles) for c, s in skus.items()}
-    ok = {c for c, v in values.items() if v.eligible}
-    c = cur[(cur.kind == "item") & cur.sku.isin(ok)]
-    c = c[c.seller_feedback.fillna(-1) >= SETTINGS.min_seller_feedback]
-    end = pd.to_datetime(c.end_time, utc=True)
-    c = c[(c.buying_format != "auction") | end.isna() | (end > pd.Timestamp(NOW))].copy()
-    included = _pandas_included(c, baseline)
-    c["base"] = c.sku.map(baseline) + included.reindex(c.id).fillna(0).to_numpy()
-    c.loc[c.id.isin(included[included.isna()].index), "base"] = np.nan
-    value_price = (c.landed - included.reindex(c.id).fillna(0).to_numpy()).clip(lower=1)
-    c["vpm"] = c.sku.map({k: v.capability for k, v in values.items()}) / value_price
-    c["side"] = c.buying_format == "auction"
-    c["category_"] = c.sku.map({k: v.category.value for k, v in values.items()})
-    c["pct"] = c.groupby(["category_", "side"]).vpm.rank(pct=True, method="max")
-    c["discount"] = 1 - c.landed / c.base
-    c["score"] = [
-        score_deal(None if np.isnan(d) else d, p) for d, p in zip(c.discount, c.pct, strict=True)
-    ]
-    best = c.sort_values(["score", "landed", "id"], ascending=[False, True, True])
-    return [int(i) for i in best.id.head(LIMIT)]
-
-
-def _pandas_included(c: pd.DataFrame, baseline: pd.Series) -> pd.Series:
-    """Market value of the GPUs included with each server listing (NaN when one is unpriced)."""
-    rows = c[~c.bare]
-    values = {}
-    for listing_id, raw in zip(rows.id, rows.includes, strict=True):
-        items = json.loads(raw) if isinstance(raw, str) else raw
-        prices = [baseline.get(i["sku"], np.nan) * i["quantity"] for i in items]
-        values[listing_id] = float(np.sum(prices))
-    return pd.Series(values, dtype=float)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--listings", type=int, default=100_000)
-    parser.add_argument("--observations", type=int, default=1_000_000)
-    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    result = run(args.listings, args.observations, args.backend, args.repeat)
-    print(json.dumps(result, indent=2))
+def _money(value: Any) -> Decimal:
+    return Decimal(str(value)).quantize(Decimal("0.01"))
 
 
 if __name__ == "__main__":
-    main()
+    print(json.dumps(rank_with_pandas(Path(sys.argv[1]), datetime.fromisoformat(sys.argv[2]))))

@@ -1,7 +1,8 @@
 """One plain sentence per ranked listing, with the numbers behind its score.
 
-"V100 SXM2 16GB at $139 landed, 31% under the 30-day sold median of $201 (48 sales);
-$4.4 per FP16 TFLOP/s, best of 212 listings; needs an SXM2 server"
+"V100 SXM2 16GB at $139 landed, 31% under the 30-day sold median of $201 (48 sales in 30 days,
+spread ±9%: strong evidence); $1.1 per FP16 tensor TFLOP/s, best of 212 listings; needs an SXM2
+server"
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from datetime import date, datetime
 
+    from ranking.market import Market
+
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$"}
 METRIC_UNITS = {"vram": "GB VRAM", "bandwidth": "GB/s", "slots": "GPU slot"}
 
@@ -22,30 +25,33 @@ class ReasonFacts:
     """Everything the sentence may mention; optional parts are left out when None."""
 
     sku_name: str
-    landed: Decimal
+    landed: Decimal  # a running auction: its predicted end
     currency: str
     shipping_known: bool = True
+    freight_estimated: bool = False
     quantity: int = 1
     auction: bool = False
+    current_bid: Decimal | None = None  # landed unit price at the current bid
+    predicted_low: Decimal | None = None
+    predicted_high: Decimal | None = None
     end_time: datetime | None = None
     now: datetime | None = None
     discount: float | None = None
     baseline: Decimal | None = None
-    baseline_count: int = 0
-    baseline_source: str | None = None  # "sold" or "active"
-    upper_bound_count: int = 0
-    presumed_count: int = 0
-    window_days: int = 30
+    market: Market | None = None
     parts_value: Decimal | None = None  # server: server baseline + included GPUs at market
     metric: str | None = None  # "compute", "bandwidth", "vram" or "slots"
     metric_basis: str | None = None  # "FP16 tensor", "FP16", "FP32" for compute
     price_per_metric: float | None = None
     value_rank: int = 0
     group_size: int = 0
+    devices: int = 1  # GPUs on one board (K80: 2)
     converted_from: str | None = None  # the listing's currency when it is not the user's
     fx_rate: Decimal | None = None
     fx_date: date | None = None
     needs_host: str | None = None  # "SXM2", "SXM4"
+    topology: str | None = None  # a server's: "nvlink", "single-root", "split-root"
+    flags: tuple[str, ...] = ()  # the flags' labels
     not_a_deal: str | None = None  # "for parts", "accessory"
 
 
@@ -53,7 +59,14 @@ def render_reason(facts: ReasonFacts) -> str:
     """The sentence: price, place against the market, value in the profile, caveats."""
     clauses = [_price_clause(facts), _fx_clause(facts), _market_clause(facts)]
     head = ", ".join(c for c in clauses if c)
-    tail = [_value_clause(facts), _host_clause(facts), _parts_clause(facts)]
+    tail = [
+        _value_clause(facts),
+        _devices_clause(facts),
+        _host_clause(facts),
+        _topology_clause(facts),
+        _flags_clause(facts),
+        _parts_clause(facts),
+    ]
     return "; ".join([head, *[t for t in tail if t]])
 
 
@@ -88,11 +101,22 @@ def render_time_left(end_time: datetime, now: datetime) -> str:
 def _price_clause(f: ReasonFacts) -> str:
     price = render_money(f.landed, f.currency)
     lot = f" each (lot of {f.quantity})" if f.quantity > 1 else ""
-    where = "landed" if f.shipping_known else "before shipping (shipping unknown)"
-    if f.auction:
-        left = f", ends in {render_time_left(f.end_time, f.now)}" if f.end_time and f.now else ""
-        return f"{f.sku_name} auction at {price} current bid {where}{lot}{left}"
-    return f"{f.sku_name} at {price} {where}{lot}"
+    where = "landed"
+    if f.freight_estimated:
+        where = "landed with estimated freight"
+    elif not f.shipping_known:
+        where = "before shipping (shipping unknown)"
+    if not f.auction:
+        return f"{f.sku_name} at {price} {where}{lot}"
+    bid = render_money(f.current_bid if f.current_bid is not None else f.landed, f.currency)
+    left = f", {render_time_left(f.end_time, f.now)} left" if f.end_time and f.now else ""
+    head = f"{f.sku_name} auction: current bid {bid}{lot}{left}"
+    if f.predicted_low is None or f.predicted_high is None:
+        return f"{head} ({where})"
+    low = render_money(f.predicted_low, f.currency)
+    high = render_money(f.predicted_high, f.currency)
+    near = low if low == high else f"{low}–{high}"
+    return f"{head}, likely to end near {near} ({where}; ranked at {price})"
 
 
 def _fx_clause(f: ReasonFacts) -> str | None:
@@ -103,28 +127,33 @@ def _fx_clause(f: ReasonFacts) -> str | None:
 
 
 def _market_clause(f: ReasonFacts) -> str:
-    if f.baseline is None or f.discount is None:
-        return "no market price yet"
+    m = f.market
+    if f.baseline is None or f.discount is None or m is None:
+        return "no market price yet (no discount counted)"
     median = render_money(f.baseline, f.currency)
-    what = f"the {f.window_days}-day sold median of {median}"
-    if f.baseline_source == "active":
+    what = f"the {m.window_days}-day sold median of {median}"
+    if m.source == "asking":
         what = f"the median asking price of {median}"
     if f.parts_value is not None:
-        what = f"{render_money(f.parts_value, f.currency)} for the same parts at market"
+        what = f"{median} for the same parts at market"
     pct = round(abs(f.discount) * 100)
     place = "at" if pct == 0 else f"{pct}% under" if f.discount > 0 else f"{pct}% over"
-    return f"{place} {what} ({_count_note(f)})"
+    return f"{place} {what} ({_evidence_note(m)})"
 
 
-def _count_note(f: ReasonFacts) -> str:
-    if f.baseline_source == "active":
-        return f"{_plural(f.baseline_count, 'active listing')}; too few sales"
-    notes = [_plural(f.baseline_count, "sale")]
-    if f.upper_bound_count:
-        notes.append(f"{f.upper_bound_count} best-offer upper bounds")
-    if f.presumed_count:
-        notes.append(f"{f.presumed_count} presumed")
-    return ", ".join(notes)
+def _evidence_note(m: Market) -> str:
+    """How much the reference can be trusted: count, window, spread, outliers, tier."""
+    if m.source == "asking":
+        return f"{_plural(m.count, 'asking price')}, too few sales: weak evidence"
+    notes = [f"{_plural(m.count, 'sale')} in {m.window_days} days"]
+    if m.upper_bound_count:
+        notes.append(f"{m.upper_bound_count} best-offer upper bounds")
+    if m.presumed_count:
+        notes.append(f"{m.presumed_count} presumed")
+    notes.append(f"spread ±{round(m.spread * 50)}%")
+    if m.outliers:
+        notes.append(f"{_plural(m.outliers, 'outlier')} left out")
+    return f"{', '.join(notes)}: {m.evidence} evidence"
 
 
 def _value_clause(f: ReasonFacts) -> str | None:
@@ -140,8 +169,29 @@ def _value_clause(f: ReasonFacts) -> str | None:
     return f"{price} per {unit}, {place} of {_plural(f.group_size, 'listing')}"
 
 
+def _devices_clause(f: ReasonFacts) -> str | None:
+    if f.devices < 2:
+        return None
+    return f"{f.devices} GPUs on one board: each is its own device, VRAM is not pooled"
+
+
 def _host_clause(f: ReasonFacts) -> str | None:
     return f"needs an {f.needs_host} server" if f.needs_host else None
+
+
+TOPOLOGY = {
+    "nvlink": "NVLink between its GPUs",
+    "single-root": "single-root PCIe: every GPU talks peer-to-peer",
+    "split-root": "split (dual-root) PCIe: GPUs on different CPUs talk through the CPU link",
+}
+
+
+def _topology_clause(f: ReasonFacts) -> str | None:
+    return TOPOLOGY.get(f.topology or "")
+
+
+def _flags_clause(f: ReasonFacts) -> str | None:
+    return "; ".join(f.flags) if f.flags else None
 
 
 def _parts_clause(f: ReasonFacts) -> str | None:

@@ -19,16 +19,18 @@ CENT = Decimal("0.01")
 
 @dataclass(frozen=True, slots=True)
 class Landed:
-    """What one unit costs delivered; ``shipping_known`` False: the price alone."""
+    """What one unit costs delivered; ``shipping_known`` False: the price alone, or the price
+    plus an estimated freight when ``freight_estimated``."""
 
     unit_price: Decimal
     currency: str
     shipping_known: bool
+    freight_estimated: bool = False
 
 
 def fx_rate(currency: str, settings: RankSettings) -> Decimal | None:
     """Units of the user's currency per unit of ``currency``; None when no rate is configured."""
-    if currency.upper() == settings.currency.upper():
+    if currency == settings.currency or currency.upper() == settings.currency.upper():
         return Decimal(1)
     rate = settings.fx_rates.get(currency.upper())
     if rate is None or not rate.is_finite() or rate <= 0:
@@ -42,15 +44,24 @@ def landed_unit_price(
     quantity: int,
     currency: str,
     settings: RankSettings,
+    *,
+    freight: Decimal | None = None,
 ) -> Landed | None:
     """The landed unit price in the user's currency, rounded to the cent; None without an FX rate.
 
-    >>> landed_unit_price(Decimal("250"), Decimal("28"), 2, "USD", RankSettings())
-    Landed(unit_price=Decimal('139.00'), currency='USD', shipping_known=True)
+    ``freight`` (user's currency, for the whole listing) stands in for unknown shipping.
+
+    >>> landed_unit_price(Decimal("250"), Decimal("28"), 2, "USD", RankSettings()).unit_price
+    Decimal('139.00')
     """
     rate = fx_rate(currency, settings)
     if rate is None:
         return None
-    total = price + (shipping or Decimal(0))
-    unit = (total / max(quantity, 1) * rate).quantize(CENT)
-    return Landed(unit_price=unit, currency=settings.currency, shipping_known=shipping is not None)
+    total = price + shipping if shipping is not None else price
+    if rate != 1:
+        total *= rate
+    estimated = shipping is None and freight is not None
+    if estimated:
+        total += freight or Decimal(0)
+    unit = (total / max(quantity, 1)).quantize(CENT)
+    return Landed(unit, settings.currency, shipping is not None, freight_estimated=estimated)

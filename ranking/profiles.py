@@ -28,6 +28,10 @@ class Profile:
     weights: Mapping[str, float]
     min_vram_gb: float = 0.0  # per GPU
     bf16_bonus: float = 1.0  # multiplies effective compute of cards with hardware BF16
+    # A dual-GPU board (K80) is two devices: VRAM and bandwidth count per device, not summed.
+    per_device: bool = False
+    # Cards without usable FP16 (P40, M40, K80: FP32 only) are below this profile's minimum.
+    needs_fp16: bool = False
 
     @property
     def primary_metric(self) -> str:
@@ -81,4 +85,6 @@ def _profile(name: str, body: Mapping[str, Any]) -> Profile:
         weights=weights,
         min_vram_gb=float(body.get("min_vram_gb", 0)),
         bf16_bonus=float(body.get("bf16_bonus", 1.0)),
+        per_device=bool(body.get("per_device", False)),
+        needs_fp16=bool(body.get("needs_fp16", False)),
     )

@@ -1,238 +1,506 @@
-"""Rank active listings into deals: the database picks and orders them, Python words them.
+"""Rank active listings into deals: pure rules over plain rows, no database.
 
-Settings: ``RankSettings`` (currency, fx_rates, profile, window_days, min_sales, seller
-thresholds). Only listings whose status is "active" are ranked; sold ones feed the baseline.
-Listings left out are counted by reason in ``Ranking.skipped`` (e.g. "no_fx_rate").
+``rank_rows`` takes the active listings at their latest price and the recent sales (the store
+loads both: ``db/rank_rows.py``; the pipeline and the CLI pass them in) and returns the deals,
+best first, with every number a buyer checks: the landed unit price (a running auction at its
+predicted end, an unknown shipping cost at an estimated freight), the market reference and its
+evidence, the value in the profile, the risk flags, and one sentence saying why.
+
+Listings left out are counted by reason in ``Ranking.skipped``; listings with an excluding flag
+are kept in ``Ranking.flagged`` (``rank --include-flagged``), for-parts and accessory listings in
+``Ranking.parts`` (``rank --include-parts``): nothing is dropped silently.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import bisect
+import heapq
+from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from db.rank_queries import RankQuery, SpecRow, load_rank_rows, load_skip_counts
+from ranking.auction import predict_final
 from ranking.explain import ReasonFacts, render_reason
+from ranking.flags import flag_listing, load_signals
 from ranking.landed import fx_rate, landed_unit_price
-from ranking.market import market_query
+from ranking.market import score_market
 from ranking.profiles import load_profiles
 from ranking.score import score_deal
 from ranking.value import score_sku_value, value_metrics
 from rigscout.errors import ConfigError
-from rigscout.models import BuyingFormat, Category, Deal
+from rigscout.models import BuyingFormat, Category, Deal, Flag, Kind
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
 
-    from sqlalchemy.orm import Session
-
-    from db.rank_queries import RankRow
+    from ranking.auction import AuctionPrediction
     from ranking.catalog import Sku
+    from ranking.flags import Signals
+    from ranking.landed import Landed
+    from ranking.market import Market
+    from ranking.rows import ActiveRow, SoldRow
     from ranking.value import SkuValue
     from rigscout.config import RankSettings
 
-BUYING = ("all", "buy_now", "auction")
+BUYING = ("all", "buy_it_now", "auction")
+AUCTION = BuyingFormat.AUCTION.value  # enum member access is slow in the per-listing loops
+ITEM, PARTS = Kind.ITEM.value, (Kind.ACCESSORY.value, Kind.FOR_PARTS.value)
+PARTS_WORDING = frozenset({"read_description", "as_is", "untested", "no_display", "locked"})
+ZERO = Decimal(0)
+NO_END = timedelta(days=30)  # an auction whose end time is unknown is treated as far from it
+
+
+class AuctionPredictor(Protocol):
+    def __call__(
+        self,
+        *,
+        current_bid: Decimal,
+        bids: int | None,
+        time_left: timedelta,
+        market: Decimal | None,
+    ) -> AuctionPrediction: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RankFilters:
+    """What the user asked to see; applied after the market and the percentiles are computed."""
+
+    profile: str | None = None  # None: RankSettings.profile
+    sku: str | None = None
+    category: str | None = None
+    max_price: Decimal | None = None  # landed unit price, user's currency
+    buying: str = "all"  # "all", "buy_it_now" (fixed price and best offer) or "auction"
+    limit: int = 50
 
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """The deals, the separate parts/accessories view, and why other listings were left out."""
+    """The deals, the listings kept out by a flag, the parts view, and what was left out why."""
 
     deals: tuple[Deal, ...]
-    parts: tuple[Deal, ...]
-    skipped: Mapping[str, int]
+    flagged: tuple[Deal, ...] = ()
+    parts: tuple[Deal, ...] = ()
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    markets: Mapping[str, Market] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
-class _Context:
-    skus: Mapping[str, Sku]
-    values: Mapping[str, SkuValue]
-    primary_metric: str
-    settings: RankSettings
-    now: datetime
+class _Priced:
+    """One rankable listing once its price, market and flags are known (before percentiles)."""
+
+    row: ActiveRow
+    sku: Sku
+    value: SkuValue
+    landed: Decimal
+    shipping_known: bool
+    freight_estimated: bool
+    market: Market | None
+    baseline: Decimal | None  # the market for this listing (a server: plus its GPUs)
+    included_value: Decimal | None
+    discount: float | None
+    vpm: float  # capability per unit of price
+    flags: tuple[Flag, ...]
+    auction: AuctionPrediction | None = None
+    current_bid: Decimal | None = None
+    check: str | None = None  # why to check before buying
 
 
-def rank_deals(
-    session: Session,
+def rank_rows(
+    active: Sequence[ActiveRow],
+    sales: Iterable[SoldRow],
     skus: Mapping[str, Sku],
     settings: RankSettings,
     *,
     now: datetime,
-    profile: str | None = None,
-    sku: str | None = None,
-    category: str | None = None,
-    max_price: Decimal | None = None,
-    limit: int = 50,
-    include_parts: bool = False,
-    buying: str = "all",
-) -> list[Deal]:
-    """Active listings as deals, best score first (at most ``limit``).
-
-    ``buying``: "all", "buy_now" (fixed price and best offer) or "auction" (ranked on the
-    current bid, with ``end_time``). ``include_parts`` appends up to ``limit`` for-parts and
-    accessory listings of catalog SKUs, cheapest first, with score 0: never deals
-    (``rank_listings`` keeps them in a separate ``parts`` view).
-    """
-    ranking = rank_listings(
-        session,
-        skus,
-        settings,
-        now=now,
-        profile=profile,
-        sku=sku,
-        category=category,
-        max_price=max_price,
-        limit=limit,
-        include_parts=include_parts,
-        buying=buying,
-    )
-    return [*ranking.deals, *ranking.parts]
-
-
-def rank_listings(
-    session: Session,
-    skus: Mapping[str, Sku],
-    settings: RankSettings,
-    *,
-    now: datetime,
-    profile: str | None = None,
-    sku: str | None = None,
-    category: str | None = None,
-    max_price: Decimal | None = None,
-    limit: int = 50,
-    include_parts: bool = False,
-    buying: str = "all",
+    filters: RankFilters | None = None,
+    predict: AuctionPredictor = predict_final,
 ) -> Ranking:
-    """Like ``rank_deals`` with the parts view and the skip counts kept apart."""
-    if buying not in BUYING:
-        raise ConfigError(f"buying must be one of {', '.join(BUYING)}, not {buying!r}")
-    if category is not None and category not in {c.value for c in Category}:
-        raise ConfigError(f"unknown category {category!r} (gpu, server or board)")
+    """The ranking as of ``now``: deals best first (at most ``filters.limit`` in each view)."""
+    filters = filters or RankFilters()
+    _check(filters)
     profiles = load_profiles()
-    chosen = profiles.get(profile or settings.profile)
-    values = {code: score_sku_value(s, chosen, profiles) for code, s in skus.items()}
-    query = RankQuery(
-        market=market_query(settings, now),
-        specs=[SpecRow(c, v.category.value, v.capability, v.eligible) for c, v in values.items()],
-        min_seller_feedback=settings.min_seller_feedback,
-        min_seller_positive_pct=settings.min_seller_positive_pct,
-        sku=sku,
-        category=category,
-        max_price=max_price,
-        buying=buying,
-        limit=limit,
+    profile = profiles.get(filters.profile or settings.profile)
+    values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
+    signals = load_signals()
+    skipped: dict[str, int] = {}
+    items: list[tuple[ActiveRow, Landed]] = []
+    parts_rows: list[ActiveRow] = []
+    for row in active:
+        reason = _skip_reason(row, skus, now)
+        landed = None if reason else _landed(row, skus, settings)
+        if reason == "parts":
+            parts_rows.append(row)
+        elif reason is not None or landed is None:
+            reason = reason or "no_fx_rate"
+            skipped[reason] = skipped.get(reason, 0) + 1
+        else:
+            items.append((row, landed))
+    markets = score_market(sales, _asking(items), settings, now=now)
+    priced: list[_Priced] = []
+    for row, landed in items:
+        if not values[str(row.sku)].eligible:
+            skipped["below_profile_minimum"] = skipped.get("below_profile_minimum", 0) + 1
+            continue
+        priced.append(_price(row, landed, skus, values, markets, settings, signals, now, predict))
+    by_category: dict[Category, list[float]] = {}
+    for p in priced:
+        if not _excluded(p.flags):
+            by_category.setdefault(p.sku.category, []).append(p.vpm)
+    for group in by_category.values():
+        group.sort()
+    views: dict[bool, list[_Scored]] = {False: [], True: []}
+    for p in priced:
+        if _wanted(p, filters):
+            scored = _score(p, by_category.get(p.sku.category, []), signals)
+            views[_excluded(p.flags)].append(scored)
+    skipped["flagged"] = len(views[True])
+    limit = max(filters.limit, 0)
+    # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
+    deals, flagged = (
+        tuple(_deal(s, profile.primary_metric, settings, now) for s in _top(views[v], limit))
+        for v in (False, True)
     )
-    ctx = _Context(skus, values, chosen.primary_metric, settings, now)
-    deals = _deals(load_rank_rows(session, query), ctx, parts=False)
-    deals.sort(key=lambda d: (-d.score, d.landed_unit_price, d.listing_id))
-    parts: list[Deal] = []
-    if include_parts:
-        parts = _deals(load_rank_rows(session, replace(query, parts=True)), ctx, parts=True)
-    return Ranking(tuple(deals), tuple(parts), load_skip_counts(session, query))
+    cheapest_parts: list[tuple[Decimal, int, ActiveRow]] = []
+    for row in parts_rows:
+        landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, settings)
+        if landed is None:
+            skipped["no_fx_rate"] = skipped.get("no_fx_rate", 0) + 1
+        elif _part_wanted(row, filters):
+            cheapest_parts.append((landed.unit_price, row.listing_id, row))
+    parts = tuple(
+        _part(row, price, skus, values, settings, now)
+        for price, _, row in heapq.nsmallest(limit, cheapest_parts)
+    )
+    return Ranking(
+        deals=deals,
+        flagged=flagged,
+        parts=parts,
+        skipped={k: v for k, v in skipped.items() if v},
+        markets=markets,
+    )
 
 
-def _deals(rows: list[RankRow], ctx: _Context, *, parts: bool) -> list[Deal]:
-    deals = [_deal(row, ctx, parts=parts) for row in rows]
-    return [d for d in deals if d is not None]
+def _top(scored: list[_Scored], limit: int) -> list[_Scored]:
+    """The best ``limit``: highest score, then cheapest, then oldest listing id."""
+    return heapq.nsmallest(
+        limit, scored, key=lambda s: (-s.score, s.priced.landed, s.priced.row.listing_id)
+    )
 
 
-def _deal(row: RankRow, ctx: _Context, *, parts: bool) -> Deal | None:
-    landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, ctx.settings)
-    if landed is None:
-        return None
-    baseline = _effective_baseline(row)
+def _check(filters: RankFilters) -> None:
+    if filters.buying not in BUYING:
+        raise ConfigError(f"buying must be one of {', '.join(BUYING)}, not {filters.buying!r}")
+    if filters.category is not None and filters.category not in {c.value for c in Category}:
+        raise ConfigError(f"unknown category {filters.category!r} (gpu, server or board)")
+
+
+def _skip_reason(row: ActiveRow, skus: Mapping[str, Sku], now: datetime) -> str | None:
+    if row.sku is None:
+        return "unmatched"
+    if row.kind in PARTS:
+        return "parts" if row.sku in skus else "not_in_catalog"
+    if row.kind != ITEM:
+        return "not_hardware"
+    if row.sku not in skus:
+        return "not_in_catalog"
+    if row.quantity <= 0 or row.price <= 0:
+        return "no_price"
+    if row.buying_format == AUCTION and row.end_time and row.end_time <= now:
+        return "auction_ended"
+    return None
+
+
+def _landed(row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings) -> Landed | None:
+    """The landed unit price, with the category's estimated freight for unknown shipping."""
+    freight = settings.freight.get(skus[str(row.sku)].category.value)
+    return landed_unit_price(
+        row.price, row.shipping, row.quantity, row.currency, settings, freight=freight
+    )
+
+
+def _asking(items: Sequence[tuple[ActiveRow, Landed]]) -> dict[str, list[Decimal]]:
+    """Landed unit asking prices of fixed-price listings without included GPUs, per SKU."""
+    asking: dict[str, list[Decimal]] = {}
+    for row, landed in items:
+        if row.buying_format != AUCTION and not row.includes:
+            asking.setdefault(str(row.sku), []).append(landed.unit_price)
+    return asking
+
+
+def _price(
+    row: ActiveRow,
+    landed: Landed,
+    skus: Mapping[str, Sku],
+    values: Mapping[str, SkuValue],
+    markets: Mapping[str, Market],
+    settings: RankSettings,
+    signals: Signals,
+    now: datetime,
+    predict: AuctionPredictor,
+) -> _Priced:
+    sku = skus[str(row.sku)]
+    market = markets.get(sku.sku)
+    included_value, unvalued = _included_value(row, markets)
+    baseline = None
+    if market is not None and not unvalued:
+        baseline = market.median + (included_value or ZERO)
+    price = landed.unit_price
+    auction = current = None
+    if row.buying_format == AUCTION:
+        current = price
+        time_left = (row.end_time - now) if row.end_time else None
+        auction = predict(
+            current_bid=price,
+            bids=row.bids,
+            time_left=time_left if time_left is not None else NO_END,
+            market=baseline,
+        )
+        price = max(auction.mid, current)
     discount = None
     if baseline is not None and baseline > 0:
-        discount = round(float(1 - landed.unit_price / baseline), 4)
-    value = ctx.values[row.sku]
-    chassis = _value_price(landed.unit_price, row.included_value)
-    # When the included GPUs alone are worth the asking price, a per-slot price means nothing.
-    metrics = value_metrics(value, chassis) if chassis > 0 else {}
-    metrics["value_percentile"] = round(row.value_percentile, 4)
-    if row.baseline is not None:
-        metrics["baseline_iqr"] = float(row.baseline.q3 - row.baseline.q1)
-    sku = ctx.skus[row.sku]
-    facts = _facts(row, ctx, landed.unit_price, discount, baseline, metrics, parts=parts)
-    return Deal(
-        listing_id=row.listing_id,
-        item_id=row.item_id,
-        marketplace=row.marketplace,
-        title=row.title,
-        url=row.url,
-        sku=row.sku,
-        sku_name=sku.name,
-        category=sku.category,
-        quantity=row.quantity,
-        buying_format=BuyingFormat(row.buying_format),
-        landed_unit_price=landed.unit_price,
-        currency=landed.currency,
+        discount = round(float(1 - price / baseline), 4)
+    flags = flag_listing(
+        row,
+        signals,
+        family=sku.family,
+        min_seller_feedback=settings.min_seller_feedback,
+        min_seller_positive_pct=settings.min_seller_positive_pct,
+    )
+    check = None
+    if discount is not None and discount > settings.check_discount:
+        check = _check_reason(row, sku, price, flags, skus, markets, settings)
+        flags = (*flags, signals.flag("check_before_buying", f"check before buying: {check}"))
+    value = values[sku.sku]
+    chassis = _value_price(price, included_value)
+    return _Priced(
+        row=row,
+        sku=sku,
+        value=value,
+        landed=price,
         shipping_known=landed.shipping_known,
-        score=0.0 if parts else score_deal(discount, row.value_percentile),
-        reason=render_reason(facts),
-        discount=discount,
+        freight_estimated=landed.freight_estimated,
+        market=market,
         baseline=baseline,
-        baseline_count=row.baseline.count if row.baseline else 0,
-        baseline_source=row.baseline.source if row.baseline else None,
-        end_time=row.end_time,
-        image_url=row.image_url,
-        metrics=metrics,
+        included_value=included_value,
+        discount=discount,
+        vpm=value.capability / float(chassis) if chassis > 0 else float("inf"),
+        flags=flags,
+        auction=auction,
+        current_bid=current,
+        check=check,
     )
 
 
-def _effective_baseline(row: RankRow) -> Decimal | None:
-    """The SKU's baseline, plus the included GPUs at market; None when any is unpriced."""
-    if row.baseline is None or row.includes_unvalued:
-        return None
-    return row.baseline.median + (row.included_value or Decimal(0))
+def _included_value(row: ActiveRow, markets: Mapping[str, Market]) -> tuple[Decimal | None, bool]:
+    """Market value of the GPUs a server comes with; (None, True) when one has no market."""
+    if not row.includes:
+        return None, False
+    total = ZERO
+    for item in row.includes:
+        market = markets.get(item.sku)
+        if market is None:
+            return None, True
+        total += market.median * item.quantity
+    return total, False
 
 
 def _value_price(landed: Decimal, included_value: Decimal | None) -> Decimal:
     """A server's value is judged on what its chassis costs once included GPUs are priced."""
     if included_value is None:
         return landed
-    return max(landed - included_value, Decimal(0))
+    return max(landed - included_value, ZERO)
 
 
-def _facts(
-    row: RankRow,
-    ctx: _Context,
-    landed: Decimal,
-    discount: float | None,
-    baseline: Decimal | None,
-    metrics: Mapping[str, float],
-    *,
-    parts: bool,
-) -> ReasonFacts:
-    value = ctx.values[row.sku]
-    metric = "slots" if value.category is not Category.GPU else ctx.primary_metric
-    base = row.baseline
-    foreign = None if row.currency == ctx.settings.currency else fx_rate(row.currency, ctx.settings)
-    return ReasonFacts(
-        sku_name=ctx.skus[row.sku].name,
-        landed=landed,
-        currency=ctx.settings.currency,
+def _check_reason(
+    row: ActiveRow,
+    sku: Sku,
+    price: Decimal,
+    flags: Sequence[Flag],
+    skus: Mapping[str, Sku],
+    markets: Mapping[str, Market],
+    settings: RankSettings,
+) -> str:
+    """The likeliest reason a price is far under the market, as a buyer would word it."""
+    for sibling in _smaller_siblings(sku, skus):
+        market = markets.get(sibling.sku)
+        if market is not None and market.median * Decimal("0.6") <= price <= market.median * 2:
+            return f"the price fits the {sibling.name} (capacity mislabelled?)"
+    wording = [f.label for f in flags if f.code in PARTS_WORDING]
+    if wording:
+        return f"parts wording in the title ({', '.join(wording)})"
+    seller = row.seller_feedback
+    if (seller is not None and seller < settings.min_seller_feedback) or any(
+        f.code == "ships_from_abroad" for f in flags
+    ):
+        return "scam pattern (new or distant seller, price far under the market)"
+    return "far under the market: read the listing and the seller's feedback first"
+
+
+def _smaller_siblings(sku: Sku, skus: Mapping[str, Sku]) -> list[Sku]:
+    """Same model family and form factor with less VRAM (an A100 80GB's 40GB sibling)."""
+    if not sku.family or not sku.vram_gb:
+        return []
+    return sorted(
+        (
+            s
+            for s in skus.values()
+            if s.family == sku.family
+            and s.form_factor == sku.form_factor
+            and s.vram_gb
+            and s.vram_gb < sku.vram_gb
+        ),
+        key=lambda s: -(s.vram_gb or 0),
+    )
+
+
+def _excluded(flags: Sequence[Flag]) -> bool:
+    return any(f.severity == "exclude" for f in flags)
+
+
+def _wanted(p: _Priced, filters: RankFilters) -> bool:
+    if filters.sku is not None and p.sku.sku != filters.sku:
+        return False
+    if filters.category is not None and p.sku.category.value != filters.category:
+        return False
+    if filters.max_price is not None and p.landed > filters.max_price:
+        return False
+    auction = p.row.buying_format == AUCTION
+    if filters.buying == "auction":
+        return auction
+    return not (filters.buying == "buy_it_now" and auction)
+
+
+def _part_wanted(row: ActiveRow, filters: RankFilters) -> bool:
+    return filters.sku is None or row.sku == filters.sku
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    priced: _Priced
+    score: float
+    percentile: float
+    value_rank: int
+    group_size: int
+
+
+def _score(p: _Priced, group: Sequence[float], signals: Signals) -> _Scored:
+    """The score, with the value percentile in ``group`` (sorted capability per dollar)."""
+    no_better = bisect.bisect_right(group, p.vpm)
+    percentile = no_better / len(group) if group else 1.0
+    discount = None if p.check else p.discount  # no credit until the buyer has checked
+    evidence = p.market.weight if p.market else 0.0
+    score = score_deal(discount, percentile, evidence=evidence, penalty=signals.penalty(p.flags))
+    return _Scored(p, round(score, 2), percentile, len(group) - no_better + 1, len(group))
+
+
+def _deal(s: _Scored, primary: str, settings: RankSettings, now: datetime) -> Deal:
+    """The deal a buyer reads: every number, its flags, and its sentence."""
+    p = s.priced
+    chassis = _value_price(p.landed, p.included_value)
+    metrics = value_metrics(p.value, chassis) if chassis > 0 else {}
+    metrics["value_percentile"] = round(s.percentile, 4)
+    metric = "slots" if p.value.category is not Category.GPU else primary
+    row = p.row
+    facts = ReasonFacts(
+        sku_name=p.sku.name,
+        landed=p.landed,
+        currency=settings.currency,
+        shipping_known=p.shipping_known,
+        freight_estimated=p.freight_estimated,
+        quantity=row.quantity,
+        auction=p.auction is not None,
+        current_bid=p.current_bid,
+        predicted_low=p.auction.low if p.auction else None,
+        predicted_high=p.auction.high if p.auction else None,
+        end_time=row.end_time,
+        now=now,
+        discount=p.discount,
+        baseline=p.baseline,
+        market=p.market,
+        parts_value=p.baseline if p.included_value is not None else None,
+        metric=metric,
+        metric_basis=p.value.compute_basis,
+        price_per_metric=metrics.get(f"price_per_{metric}"),
+        value_rank=s.value_rank,
+        group_size=s.group_size,
+        devices=p.value.devices,
+        converted_from=None if row.currency == settings.currency else row.currency,
+        fx_rate=fx_rate(row.currency, settings) if row.currency != settings.currency else None,
+        fx_date=settings.fx_date,
+        needs_host=p.sku.form_factor if p.value.needs_host else None,
+        topology=p.sku.interconnect if p.sku.category is not Category.GPU else None,
+        flags=tuple(f.label for f in p.flags),
+    )
+    return Deal(
+        **_deal_fields(row, p.sku, settings, p.landed, p.shipping_known),
+        score=s.score,
+        reason=render_reason(facts),
+        discount=p.discount,
+        baseline=p.baseline,
+        baseline_count=p.market.count if p.market else 0,
+        baseline_source=p.market.source if p.market else None,
+        metrics=metrics,
+        price_basis="predicted" if p.auction else "fixed",
+        current_bid=p.current_bid,
+        predicted_low=p.auction.low if p.auction else None,
+        predicted_high=p.auction.high if p.auction else None,
+        evidence=p.market.evidence if p.market else "none",
+        flags=p.flags,
+        freight_estimated=p.freight_estimated,
+        needs_host=p.sku.form_factor if p.value.needs_host else None,
+    )
+
+
+def _part(
+    row: ActiveRow,
+    price: Decimal,
+    skus: Mapping[str, Sku],
+    values: Mapping[str, SkuValue],
+    settings: RankSettings,
+    now: datetime,
+) -> Deal:
+    """A for-parts or accessory listing of a catalog SKU: shown cheapest first, never a deal."""
+    sku = skus[str(row.sku)]
+    facts = ReasonFacts(
+        sku_name=sku.name,
+        landed=price,
+        currency=settings.currency,
         shipping_known=row.shipping is not None,
         quantity=row.quantity,
-        auction=row.buying_format == BuyingFormat.AUCTION.value,
+        auction=row.buying_format == AUCTION,
+        current_bid=price if row.buying_format == AUCTION else None,
         end_time=row.end_time,
-        now=ctx.now,
-        discount=discount,
-        baseline=baseline,
-        baseline_count=base.count if base else 0,
-        baseline_source=base.source if base else None,
-        upper_bound_count=base.upper_bound_count if base else 0,
-        presumed_count=base.presumed_count if base else 0,
-        window_days=ctx.settings.window_days,
-        parts_value=baseline if row.included_value is not None else None,
-        metric=None if parts else metric,
-        metric_basis=value.compute_basis,
-        price_per_metric=metrics.get(f"price_per_{metric}"),
-        value_rank=row.value_rank,
-        group_size=row.group_size,
-        converted_from=None if foreign is None else row.currency,
-        fx_rate=foreign,
-        fx_date=ctx.settings.fx_date,
-        needs_host=ctx.skus[row.sku].form_factor if value.needs_host else None,
-        not_a_deal=row.kind.replace("_", " ") if parts else None,
+        now=now,
+        needs_host=sku.form_factor if values[sku.sku].needs_host else None,
+        not_a_deal=row.kind.replace("_", " "),
     )
+    return Deal(
+        **_deal_fields(row, sku, settings, price, row.shipping is not None),
+        score=0.0,
+        reason=render_reason(facts),
+    )
+
+
+def _deal_fields(
+    row: ActiveRow, sku: Sku, settings: RankSettings, price: Decimal, shipping_known: bool
+) -> dict[str, Any]:
+    """What every view's Deal says about the listing itself."""
+    return {
+        "listing_id": row.listing_id,
+        "item_id": row.item_id,
+        "marketplace": row.marketplace,
+        "title": row.title,
+        "url": row.url,
+        "sku": sku.sku,
+        "sku_name": sku.name,
+        "category": sku.category,
+        "quantity": row.quantity,
+        "buying_format": BuyingFormat(row.buying_format),
+        "landed_unit_price": price,
+        "currency": settings.currency,
+        "shipping_known": shipping_known,
+        "end_time": row.end_time,
+        "image_url": row.image_url,
+    }

@@ -3,7 +3,9 @@
 Effective compute follows the real limits: FP16 tensor throughput where the chip has matrix
 units; otherwise its real FP16 when that is at least FP32 (P100: 2x FP32, no tensor cores);
 otherwise FP32 (P40/P4 run FP16 at 1/64 rate, K80/M40 have none). Board totals multiply the
-per-GPU figures by ``gpus_per_board``, but the VRAM minimum is tested per GPU.
+per-GPU figures by ``gpus_per_board``, but the VRAM minimum is tested per GPU, and a profile
+with ``per_device`` counts one device's VRAM and bandwidth (a model must fit one GPU), while one
+with ``needs_fp16`` (training) keeps FP32-only cards out instead of adding their FP32 up.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ class SkuValue:
     capability: float
     compute_basis: str | None = None  # "FP16 tensor", "FP16" or "FP32"
     compute_tflops: float | None = None  # board total
-    vram_gb: float | None = None  # board total
-    bandwidth_gbs: float | None = None  # board total
+    # Board totals, or one device's under a ``per_device`` profile (a K80 counts 12 GB there).
+    vram_gb: float | None = None
+    bandwidth_gbs: float | None = None
+    devices: int = 1  # GPUs on the board
     per_gpu_vram_gb: float | None = None
     gpu_slots: int | None = None
     topology: str | None = None
@@ -90,13 +94,17 @@ def _gpu_value(sku: Sku, profile: Profile) -> SkuValue:
         vram_gb=sku.vram_gb * gpus if sku.vram_gb else None,
         bandwidth_gbs=sku.mem_bandwidth_gbs * gpus if sku.mem_bandwidth_gbs else None,
         per_gpu_vram_gb=sku.vram_gb,
+        devices=gpus,
         needs_host=sku.needs_host,
     )
+    if profile.per_device and gpus > 1:
+        value = replace(value, vram_gb=sku.vram_gb, bandwidth_gbs=sku.mem_bandwidth_gbs)
     totals = value.totals()
     if sku.bf16 and "compute" in totals:
         totals["compute"] *= profile.bf16_bonus
     capability = _weighted_geometric_mean(totals, profile.weights)
-    eligible = capability > 0 and (sku.vram_gb or 0) >= profile.min_vram_gb
+    fp16_ok = not profile.needs_fp16 or (compute is not None and compute[0] != "FP32")
+    eligible = capability > 0 and fp16_ok and (sku.vram_gb or 0) >= profile.min_vram_gb
     return replace(value, capability=capability, eligible=eligible)
 
 

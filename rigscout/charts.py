@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
-    from db.rank_queries import BaselineRow
     from ranking.catalog import Sku
+    from ranking.market import Market
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +129,7 @@ METRIC_LABELS = {
 
 def score_value_points(
     skus: Mapping[str, Sku],
-    baselines: Mapping[str, BaselineRow],
+    baselines: Mapping[str, Market],
     profile_name: str,
     *,
     category: str | None = None,
@@ -150,7 +150,7 @@ def score_value_points(
         amount = value.totals().get(metric)
         if not value.eligible or not amount:
             continue
-        marker = "" if baseline.source == "sold" else " (active)"
+        marker = "" if baseline.source == "sold" else " (asking)"
         price = float(baseline.median)
         points.append(
             ValuePoint(

@@ -267,13 +267,16 @@ def collect(app: AppContext, offline: Path | None, search_names: tuple[str, ...]
 @click.option("--limit", default=20, show_default=True)
 @click.option(
     "--buying",
-    type=click.Choice(["all", "buy_now", "auction"]),
+    type=click.Choice(["all", "buy_it_now", "auction"]),
     default="all",
     show_default=True,
-    help="Auctions are ranked on the current bid.",
+    help="buy_it_now: fixed price and best offer. Auctions rank at their predicted end.",
 )
+@click.option("--include-parts", is_flag=True, help="Also list accessories and for-parts listings.")
 @click.option(
-    "--include-parts", is_flag=True, help="Show accessories and for-parts listings instead."
+    "--include-flagged",
+    is_flag=True,
+    help="Also list the listings a risk flag kept out, with their flags.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON list instead of a table.")
 @pass_app
@@ -287,6 +290,7 @@ def rank(
     limit: int,
     buying: str,
     include_parts: bool,
+    include_flagged: bool,
     as_json: bool,
 ) -> None:
     """Show the top deals among stored listings.
@@ -295,32 +299,33 @@ def rank(
 
         rigscout rank --profile training --category gpu --limit 10
     """
-    from ranking.rank import rank_listings
+    from ranking.rank import RankFilters
+    from rigscout.deals import load_ranking
     from rigscout.jobs import deal_json, load_skus, print_deals
     from rigscout.wiring import utcnow
 
     settings = app.settings()
     engine = open_store(settings)
+    filters = RankFilters(
+        profile=profile or settings.rank.profile,
+        sku=sku,
+        category=category,
+        max_price=max_price,
+        limit=limit,
+        buying=buying,
+    )
     with Session(engine) as session:
-        ranking = rank_listings(
-            session,
-            load_skus(),
-            settings.rank,
-            now=utcnow(),
-            profile=profile or settings.rank.profile,
-            sku=sku,
-            category=category,
-            max_price=max_price,
-            limit=limit,
-            include_parts=include_parts,
-            buying=buying,
-        )
+        ranking = load_ranking(session, load_skus(), settings.rank, now=utcnow(), filters=filters)
+    flagged = ranking.flagged if include_flagged else ()
+    parts = ranking.parts if include_parts else ()
     if as_json:
-        click.echo(json.dumps([deal_json(d) for d in ranking.deals + ranking.parts], indent=2))
+        click.echo(json.dumps([deal_json(d) for d in (*ranking.deals, *flagged, *parts)], indent=2))
         return
     print_deals(app.console, ranking.deals)
+    if include_flagged:
+        print_deals(app.console, flagged, title="Kept out by a risk flag (see each reason)")
     if include_parts:
-        print_deals(app.console, ranking.parts, title="Parts and accessories (never deals)")
+        print_deals(app.console, parts, title="Parts and accessories (never deals)")
     skipped = ", ".join(
         f"{n} {reason.replace('_', ' ')}" for reason, n in ranking.skipped.items() if n
     )
@@ -606,15 +611,15 @@ def chart_value(app: AppContext, profile: str | None, category: str, output: Pat
 
         rigscout chart value --profile training -o value-training.png
     """
-    from ranking.market import load_market
     from rigscout.charts import render_value_chart, score_value_points
+    from rigscout.deals import load_ranking
     from rigscout.jobs import load_skus
     from rigscout.wiring import utcnow
 
     settings = app.settings()
     engine = open_store(settings)
     with Session(engine) as session:
-        baselines = load_market(session, settings.rank, utcnow())
+        baselines = load_ranking(session, load_skus(), settings.rank, now=utcnow()).markets
     points, metric = score_value_points(
         load_skus(), baselines, profile or settings.rank.profile, category=category
     )

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 DEFAULT_CONFIG_NAME = "rigscout.toml"
+# A 4U GPU server goes by LTL freight on a pallet (about $150-300 within the US); a bare board
+# or a card in a box ships as a parcel.
+DEFAULT_FREIGHT = {"server": Decimal(200), "board": Decimal(40), "gpu": Decimal(25)}
 MARKETPLACES = {
     "EBAY_US": "https://www.ebay.com",
     "EBAY_GB": "https://www.ebay.co.uk",
@@ -73,9 +76,14 @@ class RankSettings:
     fx_date: date | None = None
     profile: str = "llm-inference"
     window_days: int = 30
-    min_sales: int = 5
-    min_seller_feedback: int = 0
-    min_seller_positive_pct: Decimal = Decimal(0)
+    min_sales: int = 3  # fewer sales: the asking prices, else no reference
+    strong_sales: int = 8  # this many sales (not too spread) make a strong reference
+    min_seller_feedback: int = 10  # under it: a warning; zero feedback: kept out
+    min_seller_positive_pct: Decimal = Decimal(0)  # under it: kept out
+    check_discount: float = 0.5  # deeper under the market: "check before buying"
+    # Estimated shipping per listing by category when the listing gives none (freight,
+    # "not specified", pickup), in the user's currency; marked as estimated wherever shown.
+    freight: Mapping[str, Decimal] = field(default_factory=lambda: dict(DEFAULT_FREIGHT))
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,10 +296,25 @@ def _rank(raw: dict[str, Any]) -> RankSettings:
         fx_date=date.fromisoformat(str(fx_date)) if fx_date else None,
         profile=str(raw.get("profile", "llm-inference")),
         window_days=int(raw.get("window_days", 30)),
-        min_sales=int(raw.get("min_sales", 5)),
-        min_seller_feedback=int(raw.get("min_seller_feedback", 0)),
+        min_sales=int(raw.get("min_sales", 3)),
+        strong_sales=int(raw.get("strong_sales", 8)),
+        min_seller_feedback=int(raw.get("min_seller_feedback", 10)),
         min_seller_positive_pct=Decimal(str(raw.get("min_seller_positive_pct", 0))),
+        check_discount=float(raw.get("check_discount", 0.5)),
+        freight=_freight(_table(raw, "freight")),
     )
+
+
+def _freight(raw: Mapping[str, Any]) -> dict[str, Decimal]:
+    freight = dict(DEFAULT_FREIGHT)
+    for category, amount in raw.items():
+        if category not in freight:
+            raise ConfigError(f"[rank.freight] {category}: expected one of {', '.join(freight)}")
+        value = _decimal(amount)
+        if value is None or value < 0:
+            raise ConfigError(f"[rank.freight] {category} = {amount!r}: expected an amount >= 0")
+        freight[category] = value
+    return freight
 
 
 def _channel(name: str, raw: dict[str, Any], environ: Mapping[str, str]) -> Channel:

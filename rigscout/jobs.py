@@ -179,7 +179,8 @@ def import_files(engine: Engine, files: Sequence[Path]) -> Iterator[tuple[Path, 
 def deal_json(deal: Deal) -> dict[str, object]:
     """The deal as JSON values for scripts: the alert snapshot, with money as numbers."""
     data = render_snapshot(deal)
-    for key in ("landed_unit_price", "baseline"):
+    data.pop("previous_price", None)  # an alert's, not a ranking's
+    for key in ("landed_unit_price", "baseline", "current_bid", "predicted_low", "predicted_high"):
         if data.get(key) is not None:
             data[key] = float(str(data[key]))
     return data

@@ -166,3 +166,24 @@ class Deal:
     end_time: datetime | None = None
     image_url: str | None = None
     metrics: dict[str, float] = field(default_factory=dict)
+    # How the landed price was reached: "fixed" (asking price) or "predicted" (a running
+    # auction at its predicted end; ``current_bid`` and ``predicted_low``/``_high`` are set).
+    price_basis: str = "fixed"
+    current_bid: Decimal | None = None  # landed unit price at the current bid
+    predicted_low: Decimal | None = None
+    predicted_high: Decimal | None = None
+    # Strength of the market reference: "strong", "thin", "asking" (asking prices only), "none".
+    evidence: str = "none"
+    flags: tuple[Flag, ...] = ()
+    freight_estimated: bool = False  # an estimated freight was added to ``landed_unit_price``
+    needs_host: str | None = None  # "SXM2" / "SXM4": a loose module that needs such a server
+    previous_price: Decimal | None = None  # a price-drop alert: the price last alerted
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A risk signal on a listing: ``severity`` "exclude" keeps it out of the deals unless asked."""
+
+    code: str  # stable id, e.g. "read_description", "check_before_buying"
+    label: str  # what a buyer reads, e.g. "title says 'read description'"
+    severity: str  # "exclude" or "warn"

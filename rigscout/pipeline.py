@@ -27,7 +27,8 @@ from db.leases import (
 )
 from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, start_run
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
-from ranking.rank import rank_deals
+from ranking.rank import RankFilters
+from rigscout.deals import load_ranking
 from rigscout.errors import CollectError
 
 if TYPE_CHECKING:
@@ -143,7 +144,10 @@ def run_daily(
     with Session(engine) as session, session.begin():
         ended = save_ended(session, now=now())
     with Session(engine) as session:
-        deals = rank_deals(session, skus, settings.rank, now=now(), profile=plan.profile)
+        ranking = load_ranking(
+            session, skus, settings.rank, now=now(), filters=RankFilters(profile=plan.profile)
+        )
+        deals = ranking.deals
     dispatch = None
     if plan.alert and _all_searches_done(plan, engine):
         on_step("alerts")

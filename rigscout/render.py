@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from rich import box
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -42,35 +43,78 @@ def render_time_left(end: datetime | None, now: datetime) -> str:
 def render_discount(discount: float | None) -> str:
     if discount is None:
         return "n/a"
+    if round(discount * 100) == 0:
+        return "0%"
     return f"-{discount:.0%}" if discount >= 0 else f"+{-discount:.0%}"
 
 
 def render_deals_table(deals: Sequence[Deal], *, now: datetime, title: str = "Top deals") -> Table:
-    """One row per deal: what it is, its landed unit price, how it compares, its score.
+    """One row per deal, 80 columns wide: what it is, its landed unit price, its place against
+    the market with the evidence behind it, its score, and what to know before buying.
 
-    ``*`` marks an unknown shipping cost; auctions show the current bid and time left.
+    Landed: ``~`` an estimated freight is included, ``*`` shipping unknown, ``→`` a running
+    auction at its predicted end (its current bid and time left are in Notes).
     """
-    table = Table(title=title, expand=False, caption="* shipping unknown; price is before it")
-    table.add_column("#", justify="right", min_width=2)
-    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=31)
-    table.add_column("Landed/unit", justify="right", no_wrap=True)
-    table.add_column("vs mkt", justify="right", no_wrap=True)
-    table.add_column("Score", justify="right", no_wrap=True, min_width=5)
+    table = Table(
+        title=title,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption="→ auction at its predicted end  ~ estimated freight  * shipping unknown",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=24)
+    table.add_column("Landed", justify="right", no_wrap=True)
+    table.add_column("vs market", no_wrap=True)
+    table.add_column("Score", justify="right", no_wrap=True)
+    table.add_column("Notes", min_width=12, max_width=20)
     for i, deal in enumerate(deals, 1):
-        price = render_money(deal.landed_unit_price, deal.currency)
-        if not deal.shipping_known:
-            price += "*"
-        if deal.buying_format.value == "auction":
-            price = f"bid {price} {render_time_left(deal.end_time, now)}"
         lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
         table.add_row(
             str(i),
             escape(lot + deal.title),
-            price,
-            render_discount(deal.discount),
+            render_landed(deal),
+            render_market(deal),
             f"{deal.score:.0f}",
+            escape(", ".join(render_notes(deal, now))),
         )
     return table
+
+
+def render_landed(deal: Deal) -> str:
+    price = render_money(deal.landed_unit_price, deal.currency)
+    if deal.price_basis == "predicted":
+        price = "→" + price
+    if deal.freight_estimated:
+        return "~" + price
+    return price if deal.shipping_known else price + "*"
+
+
+def render_market(deal: Deal) -> str:
+    """``-23% strong``: the discount and the evidence tier behind it; ``none`` without one."""
+    if deal.discount is None:
+        return deal.evidence
+    return f"{render_discount(deal.discount)} {deal.evidence}"
+
+
+def render_notes(deal: Deal, now: datetime) -> list[str]:
+    """Short tags: the auction's bid and time left, the host it needs, its flags."""
+    notes = []
+    if deal.current_bid is not None:
+        bid = render_money(deal.current_bid, deal.currency)
+        notes.append(f"bid {bid} {render_time_left(deal.end_time, now)}".strip())
+    if deal.needs_host:
+        notes.append(f"{deal.needs_host} host")
+    notes += [FLAG_TAGS.get(f.code, f.code.replace("_", " ")) for f in deal.flags]
+    return notes
+
+
+FLAG_TAGS = {
+    "check_before_buying": "CHECK",
+    "seller_low_feedback": "new seller",
+    "seller_no_feedback": "no feedback",
+    "ships_from_abroad": "abroad",
+    "read_description": "read desc.",
+}
 
 
 def render_deal_reasons(deals: Sequence[Deal]) -> list[str]:

@@ -37,6 +37,7 @@ BASE_DEAL = Deal(
     baseline=Decimal("260.00"),
     baseline_count=12,
     baseline_source="sold",
+    evidence="strong",
     image_url="https://i.ebayimg.com/images/g/abc/s-l500.jpg",
 )
 

@@ -145,12 +145,65 @@ def test_a_listing_is_alerted_again_only_after_its_price_drops_5_percent(session
 
     mailed_prices = [_mailed_price(r) for r in rig.smtp.received]
     posted_prices = [body["embeds"][0]["fields"][0]["value"] for body in rig.webhook.delivered]
-    assert mailed_prices == ["200.00 USD", "190.00 USD"]
-    assert posted_prices == ["200.00 USD", "190.00 USD"]
+    # The re-alert says what the buyer was told last time and how far the price fell since.
+    assert mailed_prices == ["200.00 USD", "was 200.00 USD, now 190.00 USD (−5 %)"]
+    assert posted_prices == ["200.00 USD", r"was 200.00 USD, now 190.00 USD \(−5 %\)"]
+    first, second = (_plain(r) for r in rig.smtp.received)
+    assert "· 200.00 USD landed per unit ·" in first
+    assert "was" not in first
+    assert "· was 200.00 USD, now 190.00 USD (−5 %) landed per unit ·" in second
+
+
+def test_a_second_price_drop_is_measured_from_the_last_alert_sent(session, now, rig):
+    add_listings(session, [1], now)
+    prices = ["200.00", "180.00", "171.00", "150.00"]
+
+    for day, price in enumerate(prices):
+        _run(
+            session, [make_deal(1, landed_unit_price=price)], rig.both(), now + timedelta(days=day)
+        )
+
+    assert [_mailed_price(r) for r in rig.smtp.received] == [
+        "200.00 USD",
+        "was 200.00 USD, now 180.00 USD (−10 %)",
+        "was 180.00 USD, now 171.00 USD (−5 %)",
+        "was 171.00 USD, now 150.00 USD (−12 %)",
+    ]
+    assert [body["embeds"][0]["fields"][0]["value"] for body in rig.webhook.delivered][1:] == [
+        r"was 200.00 USD, now 180.00 USD \(−10 %\)",
+        r"was 180.00 USD, now 171.00 USD \(−5 %\)",
+        r"was 171.00 USD, now 150.00 USD \(−12 %\)",
+    ]
+
+
+def test_a_pending_price_drop_refreshed_before_sending_keeps_the_price_last_sent(session, now, rig):
+    add_listings(session, [1], now)
+    _run(session, [make_deal(1, landed_unit_price="200.00")], rig.both(), now)
+    for price in ["180.00", "170.00"]:  # two runs enqueue before the channel sends
+        save_pending_alerts(
+            session, match_rules([make_deal(1, landed_unit_price=price)], [RULE]), now=now
+        )
+        session.commit()
+
+    send_pending(session, rig.both(), now=now + timedelta(days=1))
+
+    assert [_mailed_price(r) for r in rig.smtp.received] == [
+        "200.00 USD",
+        "was 200.00 USD, now 170.00 USD (−15 %)",
+    ]
+    assert rig.webhook.delivered[1]["embeds"][0]["fields"][0]["value"] == (
+        r"was 200.00 USD, now 170.00 USD \(−15 %\)"
+    )
 
 
 def _mailed_price(received: Received) -> str:
-    return str(received.message["Subject"]).split(" at ", 1)[1].split(" (", 1)[0]
+    """The landed price as the mail's subject states it (single-deal subjects only).
+
+    Whitespace is collapsed: Python's header folding can leave a double space where it
+    folded before an encoded word (the "−" of a price drop).
+    """
+    subject = " ".join(str(received.message["Subject"]).split())
+    return subject.split(" at ", 1)[1].rsplit(" (31 % under market", 1)[0]
 
 
 @pytest.mark.parametrize("down", ["mail", "discord"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ssl
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -11,6 +12,7 @@ from alerts.dispatch import send_test_message
 from alerts.email import EmailNotifier
 from rigscout.config import SmtpChannel
 from rigscout.errors import AlertError
+from rigscout.models import BuyingFormat
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 from tests.support.smtp_server import (
     closed_port,
@@ -76,10 +78,44 @@ def test_immediate_mode_sends_one_mail_per_deal():
     with running_smtp_server() as server:
         EmailNotifier(_channel(server.port, mode="immediate")).send(deals)
 
-    subjects = [r.message["Subject"] for r in server.received]
+    # A subject this long is folded onto its own continuation line on the wire; mail readers
+    # drop the folding whitespace, Python's parser keeps one leading space.
+    subjects = [str(r.message["Subject"]).lstrip() for r in server.received]
     assert subjects == [
-        f"rigscout: GPU {i} at 180.00 USD (31 % under market (12 sold))" for i in (1, 2, 3)
+        f"rigscout: GPU {i} at 180.00 USD (31 % under market (12 sold), strong evidence)"
+        for i in (1, 2, 3)
     ]
+
+
+def test_an_auction_with_estimated_freight_arrives_as_its_likely_end():
+    deal = make_deal(
+        buying_format=BuyingFormat.AUCTION,
+        price_basis="predicted",
+        landed_unit_price=Decimal("132.00"),
+        current_bid=Decimal("108.00"),
+        predicted_low=Decimal("125.00"),
+        predicted_high=Decimal("140.00"),
+        freight_estimated=True,
+        discount=0.49,
+        evidence="thin",
+    )
+
+    with running_smtp_server() as server:
+        EmailNotifier(_channel(server.port, mode="immediate")).send([deal])
+
+    (received,) = server.received
+    landed = "likely 125.00 USD–140.00 USD (current bid 108.00 USD) incl. estimated freight"
+    subject = str(received.message["Subject"]).lstrip()
+    # The subject is cut to 150 characters, so the evidence tier at its end may not fit.
+    assert subject.startswith(f"rigscout: Tesla V100 SXM2 16GB at {landed} (49 % under market")
+    assert len(subject) <= 150
+    assert "132.00 USD" not in subject
+    bodies = _bodies(received.message)
+    assert (
+        f"{landed} landed per unit · 49 % under market (12 sold), thin evidence"
+        in bodies["text/plain"]
+    )
+    assert landed in bodies["text/html"]
 
 
 def test_a_title_with_line_breaks_adds_no_header_on_the_wire():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from alerts.render_discord import (
     render_discord_payloads,
     units,
 )
+from rigscout.models import BuyingFormat
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 
 ZWSP = "\u200b"
@@ -77,10 +79,54 @@ def test_an_embed_carries_link_price_discount_reason_and_thumbnail():
     assert embed["description"] == "31 % under the 30-day sold median of 12 sales"
     assert {f["name"]: f["value"] for f in embed["fields"]} == {
         "Landed unit price": "180.00 USD",
-        "Discount": r"31 % under market \(12 sold\)",
+        "Discount": r"31 % under market \(12 sold\), strong evidence",
         "SKU": "Tesla V100 SXM2 16GB",
     }
     assert payload["username"] == "rigscout"
+
+
+@pytest.mark.parametrize(
+    ("changes", "price", "discount"),
+    [
+        (
+            {
+                "buying_format": BuyingFormat.AUCTION,
+                "price_basis": "predicted",
+                "landed_unit_price": Decimal("132.00"),
+                "current_bid": Decimal("108.00"),
+                "predicted_low": Decimal("125.00"),
+                "predicted_high": Decimal("140.00"),
+                "discount": 0.49,
+                "evidence": "thin",
+            },
+            r"likely 125.00 USD–140.00 USD \(current bid 108.00 USD\)",
+            r"49 % under market \(12 sold\), thin evidence",
+        ),
+        (
+            {"freight_estimated": True},
+            "180.00 USD incl. estimated freight",
+            r"31 % under market \(12 sold\), strong evidence",
+        ),
+        (
+            {"landed_unit_price": Decimal("171.00"), "previous_price": Decimal("190.00")},
+            r"was 190.00 USD, now 171.00 USD \(−10 %\)",
+            r"31 % under market \(12 sold\), strong evidence",
+        ),
+        (
+            {"baseline_source": "asking", "baseline_count": 6, "evidence": "asking"},
+            "180.00 USD",
+            r"31 % under market \(6 asking\), asking evidence",
+        ),
+    ],
+)
+def test_an_embed_shows_a_predicted_estimated_or_dropped_price_and_its_evidence(
+    changes, price, discount
+):
+    (payload,) = render_discord_payloads([make_deal(**changes)], username="rigscout")
+    fields = {f["name"]: f["value"] for f in payload["embeds"][0]["fields"]}
+
+    assert fields["Landed unit price"] == price
+    assert fields["Discount"] == discount
 
 
 @pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://x/y", ""])

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import email
 import email.policy
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import pytest
 
+from alerts.format import format_discount, format_landed
 from alerts.render_email import render_email_digest, render_subject
+from rigscout.models import BuyingFormat
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 
 if TYPE_CHECKING:
@@ -42,7 +45,11 @@ def test_a_digest_has_a_plain_text_part_and_an_html_table_with_one_row_per_deal(
         assert f'<a href="{deal.url}">{deal.title}</a>' in parts["text/html"]
     assert parts["text/html"].count("<tr>") == len(deals) + 1
     assert "180.00 USD" in parts["text/html"]
-    assert "31 % under market (12 sold)" in parts["text/html"]
+    assert "31 % under market (12 sold), strong evidence" in parts["text/html"]
+    assert (
+        "Tesla V100 SXM2 16GB · 180.00 USD landed per unit · "
+        "31 % under market (12 sold), strong evidence"
+    ) in parts["text/plain"]
 
 
 def test_a_hostile_title_reason_and_sku_name_are_escaped_in_the_html():
@@ -94,7 +101,11 @@ def test_a_title_with_line_breaks_cannot_inject_headers(title):
 @pytest.mark.parametrize(
     ("count", "expected"),
     [
-        (1, "rigscout: Tesla V100 SXM2 16GB at 180.00 USD (31 % under market (12 sold))"),
+        (
+            1,
+            "rigscout: Tesla V100 SXM2 16GB at 180.00 USD "
+            "(31 % under market (12 sold), strong evidence)",
+        ),
         (3, "rigscout: 3 new deals, from 150.00 USD"),
     ],
 )
@@ -105,3 +116,79 @@ def test_the_subject_names_the_single_deal_or_counts_several(count, expected):
     ]
 
     assert render_subject(deals) == expected
+
+
+AUCTION = {
+    "buying_format": BuyingFormat.AUCTION,
+    "price_basis": "predicted",
+    "landed_unit_price": "132.00",
+    "current_bid": Decimal("108.00"),
+    "predicted_low": Decimal("125.00"),
+    "predicted_high": Decimal("140.00"),
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({}, "180.00 USD"),
+        (AUCTION, "likely 125.00 USD–140.00 USD (current bid 108.00 USD)"),
+        ({"freight_estimated": True}, "180.00 USD incl. estimated freight"),
+        ({**AUCTION, "freight_estimated": True},
+         "likely 125.00 USD–140.00 USD (current bid 108.00 USD) incl. estimated freight"),
+        ({"previous_price": Decimal("200.00")}, "was 200.00 USD, now 180.00 USD (−10 %)"),
+        ({"landed_unit_price": "1500", "previous_price": Decimal("1999.99")},
+         "was 1,999.99 USD, now 1,500.00 USD (−25 %)"),
+        ({"previous_price": Decimal("200.00"), "freight_estimated": True},
+         "was 200.00 USD, now 180.00 USD incl. estimated freight (−10 %)"),
+        # Not a drop: a previous price at or below today's says nothing.
+        ({"previous_price": Decimal("180.00")}, "180.00 USD"),
+        ({"previous_price": Decimal("150.00")}, "180.00 USD"),
+        # A fixed-price listing shows its price even if a range was left on it.
+        ({"predicted_low": Decimal("125.00"), "predicted_high": Decimal("140.00")}, "180.00 USD"),
+    ],
+)  # fmt: skip
+def test_the_landed_price_reads_as_predicted_estimated_or_dropped(changes, expected):
+    assert format_landed(make_deal(**changes)) == expected
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({}, "31 % under market (12 sold), strong evidence"),
+        ({"discount": -0.08, "evidence": "thin", "baseline_count": 4},
+         "8 % over market (4 sold), thin evidence"),
+        ({"baseline_source": "asking", "baseline_count": 6, "evidence": "asking"},
+         "31 % under market (6 asking), asking evidence"),
+        ({"discount": None, "baseline": None, "evidence": "none"}, "no market price yet"),
+    ],
+)  # fmt: skip
+def test_the_discount_names_its_evidence(changes, expected):
+    assert format_discount(make_deal(**changes)) == expected
+
+
+def test_an_auction_mail_shows_its_likely_end_not_a_fixed_price():
+    deal = make_deal(**AUCTION, freight_estimated=True, discount=0.49, evidence="thin")
+
+    subject = render_subject([deal])
+    parts = _parts(_roundtrip([deal], subject=subject))
+
+    landed = "likely 125.00 USD–140.00 USD (current bid 108.00 USD) incl. estimated freight"
+    assert subject == (
+        f"rigscout: Tesla V100 SXM2 16GB at {landed} (49 % under market (12 sold), thin evidence)"
+    )
+    assert f"Tesla V100 SXM2 16GB · {landed} landed per unit · 49 % under" in parts["text/plain"]
+    assert f">{landed}</td>" in parts["text/html"]
+    assert "132.00 USD" not in subject + parts["text/plain"] + parts["text/html"]
+
+
+def test_a_price_drop_mail_says_what_it_was_and_what_it_is_now():
+    deal = make_deal(landed_unit_price="171.00", previous_price=Decimal("190.00"))
+
+    subject = render_subject([deal])
+    parts = _parts(_roundtrip([deal], subject=subject))
+
+    drop = "was 190.00 USD, now 171.00 USD (−10 %)"
+    assert subject.startswith(f"rigscout: Tesla V100 SXM2 16GB at {drop} (31 % under market")
+    assert f"· {drop} landed per unit ·" in parts["text/plain"]
+    assert f">{drop}</td>" in parts["text/html"]

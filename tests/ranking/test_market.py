@@ -1,111 +1,23 @@
-"""Market baseline: the weighted median of recent sold prices, computed in the database."""
+"""The market reference: a robust weighted median of recent sales, and how far to trust it."""
 
 from __future__ import annotations
 
-import itertools
-from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 import pytest
 
-from db.models import ListingRow, ObservationRow, SaleRow
-from ranking.market import load_market, sale_weight, weighted_median
+from ranking.market import sale_weight, score_market, weighted_median
 from rigscout.config import RankSettings
-
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+from tests.ranking.rows import NOW, sales, sold
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"
-_ids = itertools.count(1)
+RTX3090 = "nvidia-rtx-3090"
+SETTINGS = RankSettings()
 
 
-def add_listing(
-    session: Session,
-    now: datetime,
-    *,
-    sku: str | None,
-    price: str,
-    shipping: str | None = "0",
-    quantity: int = 1,
-    kind: str = "item",
-    status: str = "active",
-    currency: str = "USD",
-    buying_format: str = "buy_it_now",
-    category: str | None = "gpu",
-    includes: list[dict[str, object]] | None = None,
-    seller_feedback: int | None = 500,
-    seller_positive_pct: str | None = "99.8",
-    end_time: datetime | None = None,
-    title: str | None = None,
-) -> ListingRow:
-    """One listing as the store would hold it, with one observation of its current price."""
-    n = next(_ids)
-    row = ListingRow(
-        marketplace="EBAY_US",
-        item_id=f"1{n:011d}",
-        title=title or f"{sku} listing {n}",
-        url=f"https://www.ebay.com/itm/1{n:011d}",
-        buying_format=buying_format,
-        currency=currency,
-        status=status,
-        first_seen=now - timedelta(days=3),
-        last_seen=now,
-        sku=sku,
-        category=category,
-        kind=kind,
-        quantity=quantity,
-        includes=includes or [],
-        seller_feedback=seller_feedback,
-        seller_positive_pct=None if seller_positive_pct is None else Decimal(seller_positive_pct),
-        end_time=end_time,
-    )
-    session.add(row)
-    session.flush()
-    session.add(
-        ObservationRow(
-            listing_id=row.id,
-            observed_at=now - timedelta(hours=1),
-            price=Decimal(price),
-            shipping=None if shipping is None else Decimal(shipping),
-            currency=currency,
-            status=status,
-        )
-    )
-    return row
-
-
-def add_sale(
-    session: Session,
-    now: datetime,
-    *,
-    sku: str,
-    price: str,
-    days_ago: int = 3,
-    shipping: str | None = "0",
-    quantity: int = 1,
-    currency: str = "USD",
-    best_offer_accepted: bool = False,
-    source: str = "sold_page",
-    includes: list[dict[str, object]] | None = None,
-    category: str = "gpu",
-) -> None:
-    row = add_listing(
-        session, now, sku=sku, price=price, shipping=shipping, quantity=quantity,
-        status="sold", currency=currency, category=category, includes=includes,
-    )  # fmt: skip
-    session.add(
-        SaleRow(
-            listing_id=row.id,
-            sold_date=(now - timedelta(days=days_ago)).date(),
-            price=Decimal(price),
-            shipping=None if shipping is None else Decimal(shipping),
-            currency=currency,
-            best_offer_accepted=best_offer_accepted,
-            source=source,
-        )
-    )
+def market(rows, asking=None, settings=SETTINGS):
+    return score_market(rows, asking or {}, settings, now=NOW)
 
 
 @pytest.mark.parametrize(
@@ -125,91 +37,94 @@ def test_weighted_median_is_the_ordinary_median_with_equal_weights(points, expec
 
 @pytest.mark.parametrize(
     ("best_offer", "source", "weight"),
-    [(False, "sold_page", "1"), (True, "sold_page", "0.5"), (False, "presumed", "0.5"),
+    [(False, "page", "1"), (True, "page", "0.5"), (False, "presumed", "0.5"),
      (True, "presumed", "0.25")],
 )  # fmt: skip
 def test_upper_bound_and_presumed_sales_weigh_less(best_offer, source, weight):
     assert sale_weight(best_offer_accepted=best_offer, source=source) == Decimal(weight)
 
 
-def test_baseline_is_the_median_of_landed_unit_prices_in_the_window(session, now):
-    for price, ship in [("180", "10"), ("195", "6"), ("201", "0"), ("230", "0"), ("250", "15")]:
-        add_sale(session, now, sku=V100, price=price, shipping=ship)
-    add_sale(session, now, sku=V100, price="999", days_ago=45)  # outside the 30-day window
-    add_sale(session, now, sku=V100, price="400", quantity=2)  # a lot of 2: 200 each
-    session.commit()
+def test_the_reference_is_the_median_landed_unit_price_of_sales_in_the_window():
+    rows = [
+        sold(V100, "180", shipping="10"),
+        sold(V100, "195", shipping="6"),
+        sold(V100, "201"),
+        sold(V100, "230"),
+        sold(V100, "250", shipping="15"),
+        sold(V100, "999", days_ago=45),  # outside the 30-day window
+        sold(V100, "400", quantity=2),  # a lot of 2: 200 each
+    ]
 
-    base = load_market(session, RankSettings(min_sales=5), now)[V100]
+    ref = market(rows)[V100]
 
-    assert (base.median, base.count, base.source) == (Decimal("201.00"), 6, "sold")
-    assert base.q1 <= base.median <= base.q3
+    assert (ref.median, ref.count, ref.source) == (Decimal("201.00"), 6, "sold")
+    assert ref.q1 <= ref.median <= ref.q3
+
+
+def test_a_few_sales_far_above_the_rest_do_not_lift_the_reference():
+    # The guides' RTX 3090: most sell near $700; three "new sealed" sales at $1,000+.
+    rows = sales(RTX3090, "660", "680", "690", "700", "705", "720", "730", "745", "760", "780")
+    rows += sales(RTX3090, "1020", "1050", "1100")
+
+    ref = market(rows)[RTX3090]
+
+    assert ref.outliers == 3
+    assert Decimal(700) <= ref.median <= Decimal(730)
+    assert ref.evidence == "strong"
+
+
+def test_best_offer_sales_count_half_and_are_counted():
+    rows = sales(V100, "200", "210", "220") + sales(V100, "260", "270", best_offer_accepted=True)
+
+    ref = market(rows)[V100]
+
+    # unweighted the median would be 220; the two upper bounds count half each
+    assert ref.median == Decimal("215.00")
+    assert (ref.count, ref.upper_bound_count, ref.presumed_count) == (5, 2, 0)
 
 
 @pytest.mark.parametrize(
-    ("weak", "counts"),
+    ("prices", "evidence"),
     [
-        ({"best_offer_accepted": True}, (5, 2, 0)),
-        ({"source": "presumed"}, (5, 0, 2)),
+        (["190", "195", "200", "205", "210", "212", "215", "220"], "strong"),  # 8 close sales
+        (["190", "200", "210"], "thin"),  # 3 sales
+        (["190", "200", "210", "215", "220", "230", "240"], "thin"),  # 7 sales
+        (["100", "110", "120", "200", "210", "220", "330", "340"], "thin"),  # 8, spread too wide
     ],
-    ids=["best-offer-upper-bounds", "presumed-sales"],
+    ids=["eight-close-sales", "three-sales", "seven-sales", "eight-spread-sales"],
 )
-def test_weak_sales_pull_the_median_less_and_are_counted(session, now, weak, counts):
-    for price in ("200", "210", "220"):
-        add_sale(session, now, sku=V100, price=price)
-    for price in ("400", "410"):
-        add_sale(session, now, sku=V100, price=price, **weak)
-    session.commit()
-
-    base = load_market(session, RankSettings(min_sales=5), now)[V100]
-
-    # unweighted the median would be 220; the two weak sales count half each
-    assert base.median == Decimal("215.00")
-    assert (base.count, base.upper_bound_count, base.presumed_count) == counts
+def test_the_evidence_tier_follows_the_number_of_sales_and_their_spread(prices, evidence):
+    assert market(sales(V100, *prices))[V100].evidence == evidence
 
 
-def test_too_few_sales_fall_back_to_active_asking_prices(session, now):
-    add_sale(session, now, sku=P40, price="150")
-    for price in ("180", "200", "220"):
-        add_listing(session, now, sku=P40, price=price)
-    add_listing(session, now, sku=P40, price="20", buying_format="auction")  # a bid, not a price
-    session.commit()
+def test_too_few_sales_fall_back_to_asking_prices_marked_as_such():
+    rows = sales(P40, "150", "160")
+    asking = {P40: [Decimal("180"), Decimal("200"), Decimal("220")]}
 
-    base = load_market(session, RankSettings(min_sales=5), now)[P40]
+    ref = market(rows, asking)[P40]
 
-    assert (base.median, base.count, base.source) == (Decimal("200.00"), 3, "active")
-
-
-def test_foreign_sales_are_converted_and_unknown_currencies_left_out(session, now):
-    for price in ("100", "110", "120"):
-        add_sale(session, now, sku=P40, price=price, currency="EUR")
-    add_sale(session, now, sku=P40, price="5", currency="JPY")
-    session.commit()
-    settings = RankSettings(fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")}, min_sales=3)
-
-    base = load_market(session, settings, now)[P40]
-
-    assert (base.median, base.count) == (Decimal("121.00"), 3)
-
-
-def test_sales_of_parts_and_servers_with_gpus_do_not_set_the_price(session, now):
-    for price in ("1000", "1100", "1200"):
-        add_sale(session, now, sku="supermicro-sys-4028gr-trt", price=price, category="server")
-    add_sale(
-        session, now, sku="supermicro-sys-4028gr-trt", price="3000", category="server",
-        includes=[{"sku": P40, "quantity": 8}],
+    assert (ref.median, ref.count, ref.source, ref.evidence) == (
+        Decimal("200.00"), 3, "asking", "asking",
     )  # fmt: skip
-    session.commit()
-
-    base = load_market(session, RankSettings(min_sales=3), now)["supermicro-sys-4028gr-trt"]
-
-    assert (base.median, base.count) == (Decimal("1100.00"), 3)
+    assert ref.weight < market(sales(P40, "190", "200", "210"))[P40].weight
 
 
-def test_the_window_is_counted_back_from_now(session, now):
-    add_sale(session, now, sku=P40, price="150", days_ago=29)
-    add_sale(session, now, sku=P40, price="900", days_ago=31)
-    session.commit()
+def test_with_neither_sales_nor_asking_prices_there_is_no_reference():
+    assert market(sales(P40, "150", "160"), {P40: [Decimal("180")]}) == {}
 
-    base = load_market(session, RankSettings(min_sales=1), now)[P40]
 
-    assert (base.median, base.count) == (Decimal("150.00"), 1)
+def test_foreign_sales_are_converted_and_unknown_currencies_left_out():
+    rows = [*sales(P40, "100", "110", "120", currency="EUR"), sold(P40, "5", currency="JPY")]
+    settings = RankSettings(fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")})
+
+    ref = market(rows, settings=settings)[P40]
+
+    assert (ref.median, ref.count) == (Decimal("121.00"), 3)
+
+
+def test_the_window_is_counted_back_from_now():
+    rows = [*sales(P40, "150", "155", "160", days_ago=29), sold(P40, "900", days_ago=31)]
+
+    ref = market(rows)[P40]
+
+    assert (ref.median, ref.count) == (Decimal("155.00"), 3)

@@ -1,231 +1,313 @@
-"""rank_deals: active listings ranked by discount and value, on SQLite and PostgreSQL."""
+"""rank_rows: the shortlist a buyer who follows the guides can act on, from plain rows."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 
-from ranking.rank import rank_deals, rank_listings
+from ranking.auction import AuctionPrediction
+from ranking.catalog import load_catalog
+from ranking.rank import RankFilters, rank_rows
 from rigscout.config import RankSettings
 from rigscout.errors import ConfigError
-from rigscout.models import BuyingFormat, Category
-from tests.ranking.test_market import add_listing, add_sale
-from tests.ranking.test_value import CATALOG, K80, P40, TRT, V100
+from tests.ranking.rows import NOW, active, sales
 
-USD = RankSettings(min_sales=3)
+CATALOG = {s.sku: s for s in load_catalog()}
+USD = RankSettings()
+V100 = "nvidia-tesla-v100-sxm2-16gb"
+V100_PCIE = "nvidia-tesla-v100-pcie-16gb"
+P40 = "nvidia-tesla-p40"
+P100 = "nvidia-tesla-p100-pcie-16gb"
+K80 = "nvidia-tesla-k80"
+M40 = "nvidia-tesla-m40-24gb"
+RTX3090 = "nvidia-rtx-3090"
+A100_40 = "nvidia-a100-sxm4-40gb"
+A100_80 = "nvidia-a100-sxm4-80gb"
+TRT = "supermicro-sys-4028gr-trt"
+TRT2 = "supermicro-sys-4028gr-trt2"
+X9 = "supermicro-sys-4027gr-tr"
+V100_MARKET = sales(V100, "190", "195", "200", "201", "205", "210", "220", "240")  # strong
 
 
-def v100_market(session, now, prices=("190", "201", "210", "220", "240")) -> None:
-    for price in prices:
-        add_sale(session, now, sku=V100.sku, price=price)
-
-
-def test_a_listing_under_the_sold_median_is_a_deal_with_its_numbers(session, now):
-    v100_market(session, now)
-    cheap = add_listing(session, now, sku=V100.sku, price="129", shipping="10")
-    add_listing(session, now, sku=V100.sku, price="215", shipping="0")
-    session.commit()
-
-    deals = rank_deals(session, CATALOG, USD, now=now, profile="training")
-
-    assert deals[0].listing_id == cheap.id
-    best = deals[0]
-    assert (best.landed_unit_price, best.baseline, best.baseline_count) == (
-        Decimal("139.00"), Decimal("210.00"), 5,
-    )  # fmt: skip
-    assert best.discount == pytest.approx(1 - 139 / 210, abs=1e-4)
-    assert best.baseline_source == "sold"
-    assert best.metrics["price_per_compute"] == pytest.approx(139 / 125, abs=1e-3)
-    assert best.reason == (
-        "V100 SXM2 16GB at $139 landed, 34% under the 30-day sold median of $210 (5 sales); "
-        "$1.1 per FP16 tensor TFLOP/s, best of 2 listings; needs an SXM2 server"
+def rank(active_rows, sold_rows=(), settings=USD, **filters):
+    return rank_rows(
+        active_rows, sold_rows, CATALOG, settings, now=NOW, filters=RankFilters(**filters)
     )
-    assert deals[0].score > deals[1].score
+
+
+def test_a_listing_under_a_strong_market_is_a_deal_with_its_numbers():
+    cheap = active(V100, "129", shipping="10")
+    dear = active(V100, "215")
+
+    deals = rank([cheap, dear], V100_MARKET, profile="training").deals
+
+    best = deals[0]
+    assert best.listing_id == cheap.listing_id
+    assert (best.landed_unit_price, best.baseline, best.baseline_count) == (
+        Decimal("139.00"), Decimal("203.00"), 8,
+    )  # fmt: skip
+    assert best.discount == pytest.approx(1 - 139 / 203, abs=1e-4)
+    assert (best.evidence, best.needs_host, best.flags) == ("strong", "SXM2", ())
+    assert best.reason.startswith(
+        "NVIDIA Tesla V100 SXM2 16GB at $139 landed, 32% under the 30-day sold median of $203 "
+        "(8 sales in 30 days, spread ±"
+    )
+    assert "strong evidence" in best.reason
+    assert "needs an SXM2 server" in best.reason
+    assert best.score > deals[1].score
 
 
 @pytest.mark.parametrize(
-    ("overrides", "reason"),
+    ("row", "reason"),
     [
-        ({"kind": "accessory"}, "accessory"),
-        ({"kind": "for_parts"}, "for_parts"),
-        ({"sku": None}, "unmatched"),
-        ({"sku": "nvidia-h200-nvl"}, "not_in_catalog"),
-        ({"seller_feedback": 3}, "seller_below_threshold"),
-        ({"seller_feedback": None}, "seller_below_threshold"),
-        ({"seller_positive_pct": "91.0"}, "seller_below_threshold"),
-        ({"currency": "JPY"}, "no_fx_rate"),
+        (active(None, "100"), "unmatched"),
+        (active("nvidia-h999-unknown", "100"), "not_in_catalog"),
+        (active(V100, "100", currency="JPY"), "no_fx_rate"),
+        (
+            active(V100, "100", buying_format="auction", ends_in=timedelta(hours=-1)),
+            "auction_ended",
+        ),
+        (active(K80, "40"), "below_profile_minimum"),  # llm-inference: 16 GB per GPU
     ],
 )
-def test_what_is_never_a_deal_is_left_out_and_counted(session, now, overrides, reason):
-    v100_market(session, now)
-    add_listing(session, now, **{"sku": V100.sku, "price": "60", **overrides})
-    session.commit()
-    settings = RankSettings(
-        min_sales=3, min_seller_feedback=50, min_seller_positive_pct=Decimal("98")
-    )
-
-    ranking = rank_listings(session, CATALOG, settings, now=now)
+def test_what_cannot_be_ranked_is_left_out_and_counted(row, reason):
+    ranking = rank([row], V100_MARKET)
 
     assert ranking.deals == ()
     assert ranking.skipped == {reason: 1}
 
 
-def test_include_parts_shows_parts_apart_and_never_scores_them(session, now):
-    v100_market(session, now)
-    add_listing(session, now, sku=V100.sku, price="150")
-    parts = add_listing(session, now, sku=V100.sku, price="40", kind="for_parts")
-    session.commit()
+def test_parts_and_accessories_are_a_separate_view_and_never_score():
+    heatsink = active(V100, "40", kind="accessory")
+    broken = active(V100, "30", kind="for_parts")
 
-    ranking = rank_listings(session, CATALOG, USD, now=now, include_parts=True)
-    flat = rank_deals(session, CATALOG, USD, now=now, include_parts=True)
+    ranking = rank([heatsink, broken, active(V100, "150")], V100_MARKET)
 
-    assert [d.listing_id for d in ranking.parts] == [parts.id]
-    assert ranking.parts[0].score == 0.0
-    assert ranking.parts[0].reason.endswith("for parts: not ranked as a deal")
-    assert [d.listing_id for d in flat] == [ranking.deals[0].listing_id, parts.id]
+    assert [d.listing_id for d in ranking.parts] == [broken.listing_id, heatsink.listing_id]
+    assert all(d.score == 0 for d in ranking.parts)
+    assert "not ranked as a deal" in ranking.parts[0].reason
+    assert len(ranking.deals) == 1
 
 
-def test_foreign_listings_are_converted_at_the_configured_rate(session, now):
-    v100_market(session, now)
-    add_listing(session, now, sku=V100.sku, price="100", shipping="20", currency="EUR")
-    session.commit()
+def test_a_running_auction_is_ranked_at_its_predicted_end_not_its_current_bid():
+    lone = active(V100, "20", buying_format="auction", bids=1, ends_in=timedelta(days=5))
+    fixed = active(V100, "150")
+
+    ranking = rank([lone, fixed], V100_MARKET)
+
+    auction = next(d for d in ranking.deals if d.listing_id == lone.listing_id)
+    assert auction.price_basis == "predicted"
+    assert auction.current_bid == Decimal("20.00")
+    assert auction.landed_unit_price > Decimal(150)  # five days out it ends near the market
+    assert ranking.deals[0].listing_id == fixed.listing_id  # no longer 100 points on a $20 bid
+    assert "current bid $20" in auction.reason and "likely to end near" in auction.reason
+    assert "5d 0h left" in auction.reason
+
+
+def test_auctions_and_fixed_prices_compete_and_filter_by_buying_format():
+    def predict(*, current_bid, bids, time_left, market):
+        return AuctionPrediction(current_bid * 2, current_bid * 2, current_bid * 3, "test")
+
+    bid = active(V100, "60", buying_format="auction", bids=3, ends_in=timedelta(hours=2))
+    fixed = active(V100, "180")
+    rows = [bid, fixed]
+
+    ranking = rank_rows(rows, V100_MARKET, CATALOG, USD, now=NOW, predict=predict)
+    auctions = rank(rows, V100_MARKET, buying="auction").deals
+    fixed_only = rank(rows, V100_MARKET, buying="buy_it_now").deals
+
+    assert ranking.deals[0].listing_id == bid.listing_id  # $120 predicted beats $180 fixed
+    assert (ranking.deals[0].predicted_low, ranking.deals[0].predicted_high) == (
+        Decimal("120.00"), Decimal("180.00"),
+    )  # fmt: skip
+    assert [d.listing_id for d in auctions] == [bid.listing_id]
+    assert [d.listing_id for d in fixed_only] == [fixed.listing_id]
+
+
+def test_read_description_is_kept_out_but_shown_with_its_flag():
+    # The issue's #2: a V100 SXM2 at $35 "Read Description" scored 100.
+    bait = active(V100, "35", title="NVIDIA Tesla V100 SXM2 16GB GPU Read Description")
+
+    ranking = rank([bait, active(V100, "180")], V100_MARKET)
+
+    assert bait.listing_id not in [d.listing_id for d in ranking.deals]
+    (flagged,) = ranking.flagged
+    assert flagged.listing_id == bait.listing_id
+    assert {f.code for f in flagged.flags} >= {"read_description", "check_before_buying"}
+    assert ranking.skipped["flagged"] == 1
+
+
+def test_a_price_far_under_a_strong_market_is_checked_not_put_on_top():
+    a100_40 = sales(A100_40, "4300", "4400", "4500", "4550", "4600", "4700", "4800", "4900")
+    a100_80 = sales(A100_80, "10500", "10600", "10800", "11000")
+    suspicious = active(A100_80, "4539", title="NVIDIA Tesla A100 80G Deep Learning GPU")
+    fair = active(A100_80, "10200")
+
+    deals = rank([suspicious, fair], a100_40 + a100_80).deals
+
+    flagged = next(d for d in deals if d.listing_id == suspicious.listing_id)
+    (check,) = [f for f in flagged.flags if f.code == "check_before_buying"]
+    assert check.severity == "warn"
+    assert "fits the NVIDIA A100 SXM4 40GB (capacity mislabelled?)" in check.label
+    assert deals[0].listing_id == fair.listing_id  # no discount credit until checked
+    assert flagged.discount == pytest.approx(1 - 4539 / 10700, abs=1e-3)
+
+
+def test_weak_evidence_lowers_the_score_of_the_same_discount():
+    strong = rank([active(V100, "150")], V100_MARKET).deals[0]
+    asking = rank(
+        [active(V100, "150"), *(active(V100, p) for p in ("200", "203", "210"))],
+        sales(V100, "180"),
+    ).deals
+    weak = next(d for d in asking if d.landed_unit_price == Decimal("150.00"))
+
+    assert (strong.evidence, weak.evidence) == ("strong", "asking")
+    assert weak.discount == pytest.approx(strong.discount, abs=0.02)
+    assert weak.score < strong.score
+    assert "asking prices, too few sales: weak evidence" in weak.reason
+
+
+def test_without_a_market_there_is_no_discount_and_it_says_so():
+    (deal,) = rank([active(P40, "200")]).deals
+
+    assert (deal.discount, deal.evidence) == (None, "none")
+    assert "no market price yet (no discount counted)" in deal.reason
+
+
+def test_a_k80_is_two_12_gb_devices_so_a_24_gb_m40_beats_it_for_capacity():
+    k80 = active(K80, "45")
+    m40 = active(M40, "85")
+
+    deals = rank([k80, m40], profile="capacity").deals
+
+    assert deals[0].listing_id == m40.listing_id
+    k80_deal = next(d for d in deals if d.listing_id == k80.listing_id)
+    assert "each is its own device, VRAM is not pooled" in k80_deal.reason
+
+
+def test_cards_without_usable_fp16_never_outrank_tensor_cards_in_training():
+    rows = [active(K80, "35"), active(P40, "150"), active(M40, "80")]
+    rows += [active(P100, "110"), active(V100_PCIE, "300"), active(RTX3090, "700")]
+
+    ranking = rank(rows, profile="training")
+
+    assert {d.sku for d in ranking.deals} == {P100, V100_PCIE, RTX3090}
+    assert ranking.skipped["below_profile_minimum"] == 3
+
+
+def test_a_server_without_shipping_lands_with_an_estimated_freight():
+    barebone = active(TRT2, "906", shipping=None, title="Supermicro 4028GR-TRT2 Freight Only")
+
+    (deal,) = rank([barebone], profile="training").deals
+
+    assert deal.landed_unit_price == Decimal("1106.00")  # $200 default server freight
+    assert (deal.freight_estimated, deal.shipping_known) == (True, False)
+    assert "landed with estimated freight" in deal.reason
+    assert "freight only" in [f.label for f in deal.flags]
+    assert "single-root PCIe" in deal.reason
+
+
+def test_freight_is_configurable_per_category():
     settings = RankSettings(
-        fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")},
-        fx_date=date(2026, 11, 1),
-        min_sales=3,
+        freight={"server": Decimal(350), "board": Decimal(0), "gpu": Decimal(0)}
     )
 
-    (deal,) = rank_deals(session, CATALOG, settings, now=now)
+    (deal,) = rank([active(TRT2, "906", shipping=None)], settings=settings).deals
 
-    assert (deal.landed_unit_price, deal.currency) == (Decimal("132.00"), "USD")
-    assert "$132 landed, converted from EUR at 1.10 of 2026-11-01," in deal.reason
-
-
-def test_unknown_shipping_lands_on_the_price_alone_and_says_so(session, now):
-    v100_market(session, now)
-    add_listing(session, now, sku=V100.sku, price="180", shipping=None)
-    session.commit()
-
-    (deal,) = rank_deals(session, CATALOG, USD, now=now)
-
-    assert (deal.landed_unit_price, deal.shipping_known) == (Decimal("180.00"), False)
-    assert "$180 before shipping (shipping unknown)" in deal.reason
+    assert deal.landed_unit_price == Decimal("1256.00")
 
 
-def test_a_lot_is_priced_per_unit(session, now):
-    v100_market(session, now)
-    add_listing(session, now, sku=V100.sku, price="560", shipping="40", quantity=4)
-    session.commit()
+def test_a_dual_root_server_names_its_split_topology():
+    (deal,) = rank([active(X9, "400")]).deals
 
-    (deal,) = rank_deals(session, CATALOG, USD, now=now)
-
-    assert (deal.landed_unit_price, deal.quantity) == (Decimal("150.00"), 4)
-    assert "$150 landed each (lot of 4)" in deal.reason
+    assert "split (dual-root) PCIe" in deal.reason
 
 
-def test_auctions_are_ranked_on_the_current_bid_and_kept_out_of_buy_now(session, now):
-    v100_market(session, now)
-    bin_ = add_listing(session, now, sku=V100.sku, price="170")
-    auction = add_listing(
-        session, now, sku=V100.sku, price="90", buying_format="auction",
-        end_time=now + timedelta(days=2, hours=4),
-    )  # fmt: skip
-    add_listing(
-        session, now, sku=V100.sku, price="50", buying_format="auction",
-        end_time=now - timedelta(hours=1),
-    )  # fmt: skip
-    session.commit()
+def test_a_server_with_gpus_is_compared_with_buying_the_parts():
+    p40_market = sales(P40, "180", "190", "200", "200", "210", "215", "220", "230")
+    trt_market = sales(TRT, "700", "750", "800")
+    bundle = active(TRT, "2000", includes=((P40, 8),))
 
-    buy_now = rank_deals(session, CATALOG, USD, now=now, buying="buy_now")
-    auctions = rank_listings(session, CATALOG, USD, now=now, buying="auction")
+    (deal,) = rank([bundle], p40_market + trt_market).deals
 
-    assert [d.listing_id for d in buy_now] == [bin_.id]
-    assert [d.listing_id for d in auctions.deals] == [auction.id]
-    assert auctions.deals[0].buying_format is BuyingFormat.AUCTION
-    assert auctions.deals[0].end_time == now + timedelta(days=2, hours=4)
-    assert "auction at $90 current bid landed, ends in 2d 4h" in auctions.deals[0].reason
-    assert auctions.skipped == {"auction_ended": 1}
+    assert deal.baseline == Decimal("750.00") + 8 * Decimal("205.00")
+    assert "for the same parts at market" in deal.reason
 
 
-def test_filters_narrow_the_view_without_changing_scores(session, now):
-    v100_market(session, now)
-    for price in ("150", "170", "230"):
-        add_listing(session, now, sku=V100.sku, price=price)
-    add_listing(session, now, sku=P40.sku, price="160")
-    add_listing(session, now, sku=TRT.sku, price="900", category="server")
-    session.commit()
+def test_a_lot_is_priced_per_unit():
+    (deal,) = rank([active(V100, "600", shipping="40", quantity=4)], V100_MARKET).deals
 
-    every = {d.listing_id: d.score for d in rank_deals(session, CATALOG, USD, now=now)}
-    v100 = rank_deals(session, CATALOG, USD, now=now, sku=V100.sku, max_price=Decimal("170"))
-    servers = rank_deals(session, CATALOG, USD, now=now, category="server")
-    top = rank_deals(session, CATALOG, USD, now=now, limit=2)
-
-    assert [d.landed_unit_price for d in v100] == [Decimal("150.00"), Decimal("170.00")]
-    assert all(every[d.listing_id] == d.score for d in v100)
-    assert [d.category for d in servers] == [Category.SERVER]
-    assert [d.score for d in top] == sorted(every.values(), reverse=True)[:2]
+    assert deal.landed_unit_price == Decimal("160.00")
+    assert "each (lot of 4)" in deal.reason
 
 
-def test_a_server_with_gpus_is_compared_with_buying_the_parts(session, now):
-    for price in ("700", "800", "900"):
-        add_sale(session, now, sku=TRT.sku, price=price, category="server")
-    for price in ("140", "150", "160"):
-        add_sale(session, now, sku=P40.sku, price=price)
-    bundle = add_listing(
-        session, now, sku=TRT.sku, price="1700", shipping="100", category="server",
-        includes=[{"sku": P40.sku, "quantity": 8}],
-    )  # fmt: skip
-    session.commit()
-
-    (deal,) = rank_deals(session, CATALOG, USD, now=now, category="server")
-
-    assert deal.listing_id == bundle.id
-    assert deal.baseline == Decimal("2000.00")  # 800 + 8 x 150
-    assert deal.discount == pytest.approx(0.1)
-    assert "10% under $2,000 for the same parts at market (3 sales)" in deal.reason
-    assert "per GPU slot" in deal.reason
-
-
-def test_llm_inference_wants_16_gb_per_gpu_so_a_k80_is_not_a_24_gb_card(session, now):
-    add_listing(session, now, sku=K80.sku, price="40")
-    session.commit()
-
-    inference = rank_listings(session, CATALOG, USD, now=now, profile="llm-inference")
-    capacity = rank_listings(session, CATALOG, USD, now=now, profile="capacity")
-
-    assert inference.deals == ()
-    assert inference.skipped == {"below_profile_minimum": 1}
-    assert capacity.deals[0].metrics["price_per_vram"] == pytest.approx(40 / 24, abs=1e-3)
-
-
-def test_without_enough_sales_the_baseline_is_the_asking_median(session, now):
-    for price in ("180", "200", "220"):
-        add_listing(session, now, sku=P40.sku, price=price)
-    session.commit()
-
-    deals = rank_deals(session, CATALOG, USD, now=now, profile="capacity")
-
-    assert {(d.baseline, d.baseline_source, d.baseline_count) for d in deals} == {
-        (Decimal("200.00"), "active", 3)
-    }
-    assert "under the median asking price of $200 (3 active listings; too few sales)" in (
-        deals[0].reason
+def test_foreign_listings_are_converted_at_the_configured_rate():
+    settings = RankSettings(
+        fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")}, fx_date=NOW.date()
     )
 
+    (deal,) = rank([active(V100, "100", shipping="10", currency="EUR")], settings=settings).deals
 
-def test_only_active_listings_are_ranked(session, now):
-    v100_market(session, now)
-    add_listing(session, now, sku=V100.sku, price="120", status="ended")
-    session.commit()
-
-    assert rank_deals(session, CATALOG, USD, now=now) == []
+    assert deal.landed_unit_price == Decimal("121.00")
+    assert "converted from EUR at 1.10 of 2026-11-20" in deal.reason
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"buying": "bin"}, {"category": "laptop"}, {"profile": "mining"}]
+    ("seller", "kept_out", "label"),
+    [
+        ({"seller_feedback": 0}, True, "seller has no feedback"),
+        ({"seller_feedback": 3}, False, "seller has only 3 feedback"),
+        ({"location": "Hong Kong"}, False, "ships from Hong Kong"),
+        ({"location": "Dallas, TX"}, False, None),
+    ],
 )
-def test_bad_options_are_clear_errors(session, now, kwargs):
+def test_seller_and_location_signals_are_visible(seller, kept_out, label):
+    ranking = rank([active(V100, "180", **seller)], V100_MARKET)
+
+    shown = ranking.flagged if kept_out else ranking.deals
+    (deal,) = shown
+    labels = [f.label for f in deal.flags]
+    assert (label in labels) if label else labels == []
+
+
+def test_a_warning_costs_points_but_keeps_the_listing():
+    clean = rank([active(V100, "180")], V100_MARKET).deals[0]
+    untested = rank([active(V100, "180", title="Tesla V100 SXM2 untested")], V100_MARKET).deals[0]
+
+    assert clean.score - untested.score == pytest.approx(15)
+
+
+def test_filters_narrow_the_view_without_changing_scores():
+    rows = [active(V100, "150"), active(V100, "190"), active(TRT2, "900")]
+    every = {d.listing_id: d.score for d in rank(rows, V100_MARKET).deals}
+
+    cheap = rank(rows, V100_MARKET, sku=V100, max_price=Decimal("170")).deals
+    servers = rank(rows, V100_MARKET, category="server").deals
+    top = rank(rows, V100_MARKET, limit=1).deals
+
+    assert [d.landed_unit_price for d in cheap] == [Decimal("150.00")]
+    assert [d.sku for d in servers] == [TRT2]
+    assert len(top) == 1
+    assert all(every[d.listing_id] == d.score for d in (*cheap, *servers, *top))
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{"buying": "buy_now"}, {"category": "toaster"}],
+)
+def test_bad_options_are_clear_errors(filters):
     with pytest.raises(ConfigError):
-        rank_deals(session, CATALOG, USD, now=now, **kwargs)
+        rank([], **filters)
+
+
+@pytest.mark.parametrize(
+    ("profile", "winner"),
+    [("capacity", P40), ("llm-inference", P100), ("training", P100)],
+)
+def test_at_one_price_a_p40_wins_on_vram_and_a_p100_on_bandwidth_and_fp16(profile, winner):
+    # osmarks' guide: the P40 has 24 GB but crippled FP16; the P100 has 16 GB of HBM2.
+    ranking = rank([active(P40, "150"), active(P100, "150")], profile=profile)
+
+    assert ranking.deals[0].sku == winner

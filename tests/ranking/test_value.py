@@ -117,13 +117,22 @@ def test_effective_compute_follows_the_real_limits(sku, basis, tflops):
     assert effective_compute(sku) == (basis, tflops)
 
 
-def test_a_k80_counts_both_gpus_in_totals_but_is_a_12_gb_card_for_the_minimum():
-    value = score_sku_value(K80, PROFILES.get("llm-inference"), PROFILES)
+def test_a_k80_is_two_12_gb_devices_wherever_a_model_must_fit_one_gpu():
+    inference = score_sku_value(K80, PROFILES.get("llm-inference"), PROFILES)
+    capacity = score_sku_value(K80, PROFILES.get("capacity"), PROFILES)
 
-    assert (value.vram_gb, value.bandwidth_gbs, value.compute_tflops) == (24, 480, 8.74)
-    assert value.per_gpu_vram_gb == 12
-    assert not value.eligible  # llm-inference wants 16 GB per GPU
-    assert score_sku_value(K80, PROFILES.get("capacity"), PROFILES).eligible
+    assert (inference.vram_gb, inference.bandwidth_gbs, inference.devices) == (12, 240, 2)
+    assert not inference.eligible  # llm-inference wants 16 GB per GPU
+    assert capacity.eligible and capacity.vram_gb == 12  # not 24: the memory is not pooled
+
+
+def test_training_keeps_fp32_only_cards_out_instead_of_adding_their_fp32_up():
+    training = PROFILES.get("training")
+
+    k80 = score_sku_value(K80, training, PROFILES)
+    assert (k80.compute_basis, k80.compute_tflops, k80.eligible) == ("FP32", 8.74, False)
+    assert not score_sku_value(P40, training, PROFILES).eligible
+    assert score_sku_value(P100, training, PROFILES).eligible  # real FP16 at 2x FP32
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from db.rank_queries import BaselineRow
 from ranking.catalog import load_catalog
+from ranking.market import Market
 from rigscout.charts import render_history_chart, score_value_points
 from rigscout.cli import cli
 from tests.rigscout.helpers import DEMO, engine_url, write_config
@@ -17,26 +17,32 @@ from tests.rigscout.helpers import DEMO, engine_url, write_config
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def baseline(sku: str, median: str, source: str = "sold") -> BaselineRow:
+def market(sku: str, median: str, source: str = "sold") -> Market:
     price = Decimal(median)
-    return BaselineRow(sku, price, price, price, 10, 0, 0, source)
+    evidence = "strong" if source == "sold" else "asking"
+    return Market(sku, price, price, price, 10, evidence, source)
 
 
 def test_value_points_use_real_units_and_respect_the_profile():
     skus = {s.sku: s for s in load_catalog()}
-    baselines = {
-        "nvidia-tesla-p40": baseline("nvidia-tesla-p40", "200"),
-        "nvidia-tesla-k80": baseline("nvidia-tesla-k80", "40"),
-        "nvidia-rtx-3090": baseline("nvidia-rtx-3090", "800", source="active"),
+    markets = {
+        "nvidia-tesla-p40": market("nvidia-tesla-p40", "200"),
+        "nvidia-tesla-k80": market("nvidia-tesla-k80", "40"),
+        "nvidia-rtx-3090": market("nvidia-rtx-3090", "800", source="asking"),
     }
-    points, metric = score_value_points(skus, baselines, "llm-inference")
+    points, metric = score_value_points(skus, markets, "llm-inference")
     by_name = {p.name: p for p in points}
     assert metric == "GB/s of memory bandwidth"
     # A K80 is two 12 GB GPUs: under the 16 GB per-GPU minimum of llm-inference.
     assert not any("K80" in name for name in by_name)
     p40 = by_name["NVIDIA Tesla P40 24GB"]
     assert p40.per_dollar == pytest.approx(skus["nvidia-tesla-p40"].mem_bandwidth_gbs / 200 * 1000)
-    assert "NVIDIA GeForce RTX 3090 24GB (active)" in by_name  # a fallback baseline is marked
+    # A reference from asking prices (too few sales) is marked; a sold one is not.
+    assert "NVIDIA GeForce RTX 3090 24GB (asking)" in by_name
+    assert "NVIDIA Tesla P40 24GB (asking)" not in by_name
+    rtx = by_name["NVIDIA GeForce RTX 3090 24GB (asking)"]
+    assert rtx.price == 800.0
+    assert rtx.per_dollar == pytest.approx(skus["nvidia-rtx-3090"].mem_bandwidth_gbs / 800 * 1000)
 
 
 def test_history_chart_of_an_empty_history_says_so():

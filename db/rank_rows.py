@@ -1,0 +1,124 @@
+"""Load what the ranker reads, as plain rows: active listings at their latest price, recent sales.
+
+No rule lives here (no landed price, no median, no score: those are ``ranking/``'s); this module
+only picks the newest observation per listing and the sales in the window. The same statements
+run on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, timedelta
+from typing import TYPE_CHECKING
+
+from sqlalchemy import String, cast, func, select
+
+from db.models import ListingRow, SaleRow
+from db.store import _LATEST, _LATEST_ID
+from ranking.rows import ActiveRow, SoldRow
+from rigscout.models import Included
+
+if TYPE_CHECKING:
+    from datetime import date, datetime
+
+    from sqlalchemy.orm import Session
+
+_ACTIVE_COLUMNS = (
+    ListingRow.id,
+    ListingRow.item_id,
+    ListingRow.marketplace,
+    ListingRow.title,
+    ListingRow.url,
+    ListingRow.sku,
+    ListingRow.kind,
+    ListingRow.quantity,
+    ListingRow.buying_format,
+    _LATEST.price,
+    _LATEST.currency,
+    _LATEST.shipping,
+    _LATEST.bids,
+    ListingRow.end_time,
+    # The JSON text, parsed here only when not empty: most listings include nothing, and
+    # running the JSON type's processor on every row costs a third of the load.
+    cast(ListingRow.includes, String),
+    ListingRow.seller_feedback,
+    ListingRow.seller_positive_pct,
+    ListingRow.location,
+    ListingRow.condition,
+    ListingRow.image_url,
+)
+
+
+def load_active_rows(session: Session) -> list[ActiveRow]:
+    """Every active listing that names a SKU, with its newest observation."""
+    stmt = (
+        select(*_ACTIVE_COLUMNS)
+        .join(_LATEST, _LATEST.id == _LATEST_ID)
+        .where(ListingRow.status == "active", ListingRow.sku.is_not(None))
+    )
+    rows = []
+    for r in session.execute(stmt):
+        # Positional, in ActiveRow's field order (tests/db/test_rank_rows.py reads them back).
+        values = list(r)
+        values[13] = _utc(values[13])
+        values[14] = _included(values[14])
+        rows.append(ActiveRow(*values))
+    return rows
+
+
+def load_unmatched_count(session: Session) -> int:
+    """Active listings no catalog SKU matched (``rigscout catalog unmatched`` lists them)."""
+    stmt = select(func.count()).where(ListingRow.status == "active", ListingRow.sku.is_(None))
+    return int(session.execute(stmt).scalar_one())
+
+
+def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list[SoldRow]:
+    """Sales of single catalog items (no parts, no servers sold with GPUs) in the window."""
+    today = now.astimezone(UTC).date() if now.tzinfo else now.date()
+    since: date = today - timedelta(days=window_days)
+    stmt = (
+        select(
+            ListingRow.sku,
+            ListingRow.quantity,
+            ListingRow.includes,
+            SaleRow.price,
+            SaleRow.currency,
+            SaleRow.sold_date,
+            SaleRow.shipping,
+            SaleRow.best_offer_accepted,
+            SaleRow.source,
+        )
+        .join(ListingRow, ListingRow.id == SaleRow.listing_id)
+        .where(
+            SaleRow.sold_date > since,
+            SaleRow.sold_date <= today,
+            ListingRow.kind == "item",
+            ListingRow.sku.is_not(None),
+        )
+    )
+    return [
+        SoldRow(str(sku), quantity, price, currency, sold_date, shipping, bool(best_offer), source)
+        for (
+            sku, quantity, includes, price, currency, sold_date, shipping, best_offer, source
+        ) in session.execute(stmt)
+        if not includes
+    ]  # fmt: skip
+
+
+def _included(text: str | None) -> tuple[Included, ...]:
+    if not text or text == "[]":
+        return ()
+    raw = json.loads(text)
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        Included(str(i["sku"]), int(i.get("quantity", 1)))
+        for i in raw
+        if isinstance(i, dict) and i.get("sku")
+    )
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment

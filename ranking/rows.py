@@ -1,0 +1,56 @@
+"""The plain rows the ranker reads: active listings at their latest price, and recent sales.
+
+The store loads them (``db/rank_rows.py``); the rules in ``ranking/`` never touch a database, so
+every rule can be tested with rows built by hand. Money is ``Decimal`` in the row's currency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import date, datetime
+    from decimal import Decimal
+
+    from rigscout.models import Included
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveRow:
+    """One active listing with its newest observation (price, shipping, bids)."""
+
+    listing_id: int
+    item_id: str
+    marketplace: str
+    title: str
+    url: str
+    sku: str | None
+    kind: str  # rigscout.models.Kind value
+    quantity: int
+    buying_format: str  # rigscout.models.BuyingFormat value
+    price: Decimal
+    currency: str
+    shipping: Decimal | None = None  # None: unknown (freight, not specified, pickup)
+    bids: int | None = None
+    end_time: datetime | None = None
+    includes: tuple[Included, ...] = ()
+    seller_feedback: int | None = None
+    seller_positive_pct: Decimal | None = None
+    location: str | None = None
+    condition: str | None = None
+    image_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SoldRow:
+    """One sale of a catalog item (not a part, not a server sold with GPUs) in the window."""
+
+    sku: str
+    quantity: int
+    price: Decimal
+    currency: str
+    sold_date: date
+    shipping: Decimal | None = None
+    best_offer_accepted: bool = False  # the price shown is the asking price: an upper bound
+    source: str = "page"  # "page", "api", "import" or "presumed" (a watched listing that ended)

@@ -1,0 +1,117 @@
+"""db/rank_rows: the ranker's rows straight from the store, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from db.models import ListingRow, ObservationRow, SaleRow
+from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
+from rigscout.models import Included
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+V100 = "nvidia-tesla-v100-sxm2-16gb"
+P40 = "nvidia-tesla-p40"
+_ids = itertools.count(1)
+
+
+def add_listing(
+    session: Session,
+    now: datetime,
+    *,
+    sku: str | None,
+    prices: tuple[tuple[str, str | None], ...] = (("150", "0"),),
+    status: str = "active",
+    kind: str = "item",
+    quantity: int = 1,
+    includes: list[dict[str, object]] | None = None,
+) -> ListingRow:
+    """A listing with one observation per (price, shipping), an hour apart, oldest first."""
+    n = next(_ids)
+    row = ListingRow(
+        marketplace="EBAY_US",
+        item_id=f"3{n:011d}",
+        title=f"{sku} listing {n}",
+        url=f"https://www.ebay.com/itm/3{n:011d}",
+        buying_format="buy_it_now",
+        currency="USD",
+        status=status,
+        first_seen=now - timedelta(days=3),
+        last_seen=now,
+        sku=sku,
+        category="gpu",
+        kind=kind,
+        quantity=quantity,
+        includes=includes or [],
+        seller_feedback=812,
+        seller_positive_pct=Decimal("99.6"),
+        location="Hong Kong",
+    )
+    session.add(row)
+    session.flush()
+    for hours, (price, shipping) in enumerate(reversed(prices)):
+        session.add(
+            ObservationRow(
+                listing_id=row.id,
+                observed_at=now - timedelta(hours=hours + 1),
+                price=Decimal(price),
+                shipping=None if shipping is None else Decimal(shipping),
+                currency="USD",
+                status=status,
+            )
+        )
+    return row
+
+
+def add_sale(session: Session, now: datetime, *, sku: str, price: str, days_ago: int, **kw):
+    row = add_listing(session, now, sku=sku, prices=((price, "0"),), status="sold", **kw)
+    session.add(
+        SaleRow(
+            listing_id=row.id,
+            sold_date=(now - timedelta(days=days_ago)).date(),
+            price=Decimal(price),
+            shipping=Decimal("0"),
+            currency="USD",
+            best_offer_accepted=True,
+            source="page",
+        )
+    )
+
+
+def test_active_rows_carry_the_newest_price_and_the_listing_facts(session, now):
+    dropped = add_listing(
+        session, now, sku=V100, prices=(("180", "10"), ("150", None)),
+        includes=[{"sku": P40, "quantity": 2}],
+    )  # fmt: skip
+    add_listing(session, now, sku=V100, status="sold")
+    add_listing(session, now, sku=None)
+    session.commit()
+
+    (row,) = load_active_rows(session)
+
+    assert (row.listing_id, row.price, row.shipping) == (dropped.id, Decimal("150.00"), None)
+    assert (row.seller_feedback, row.seller_positive_pct, row.location) == (
+        812, Decimal("99.6"), "Hong Kong",
+    )  # fmt: skip
+    assert row.includes == (Included(P40, 2),)
+    assert load_unmatched_count(session) == 1
+
+
+def test_sold_rows_are_the_window_s_sales_of_single_items(session, now):
+    add_sale(session, now, sku=P40, price="200", days_ago=3)
+    add_sale(session, now, sku=P40, price="900", days_ago=40)  # before the window
+    add_sale(session, now, sku=P40, price="30", days_ago=3, kind="accessory")
+    add_sale(
+        session, now, sku="supermicro-sys-4028gr-trt", price="3000", days_ago=3,
+        includes=[{"sku": P40, "quantity": 8}],
+    )  # fmt: skip
+    session.commit()
+
+    (sale,) = load_sold_rows(session, now=now, window_days=30)
+
+    assert (sale.sku, sale.price, sale.best_offer_accepted) == (P40, Decimal("200.00"), True)
+    assert sale.sold_date == (now - timedelta(days=3)).date()
