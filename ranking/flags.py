@@ -47,8 +47,10 @@ class Phrase:
         start = anchor_at - self.anchor if self.anchor > 0 else anchor_at
         if start < 0 or start + len(self.words) > len(words):
             return None
-        ok = all(_word_matches(p, words[start + k]) for k, p in enumerate(self.words))
-        return start if ok else None
+        for k, pattern in enumerate(self.words):
+            if not _word_matches(pattern, words[start + k]):
+                return None
+        return start
 
 
 def _phrase(words: tuple[str, ...], code: str) -> Phrase:
@@ -80,7 +82,7 @@ class Signals:
     by_family: Mapping[str, str]  # catalog model family -> signal code
     by_anchor: Mapping[str, tuple[Phrase, ...]]
     prefix_only: tuple[Phrase, ...]  # phrases of prefix words only ("artifact*")
-    home: Mapping[str, tuple[str, ...]]
+    home: Mapping[str, tuple[str, ...]]  # casefolded
 
     def title_codes(self, title: str) -> list[str]:
         """The codes of the signals the title's words raise, in order of appearance."""
@@ -146,7 +148,10 @@ def parse_signals(raw: Mapping[str, Any]) -> Signals:
                 prefix_only.append(phrase)
             else:
                 by_anchor.setdefault(words[phrase.anchor], []).append(phrase)
-    home = {market: tuple(names) for market, names in raw.get("home", {}).items()}
+    home = {
+        market: tuple(name.casefold() for name in names)
+        for market, names in raw.get("home", {}).items()
+    }
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
     return Signals(signals, by_family, index, tuple(prefix_only), home)
 
@@ -184,4 +189,4 @@ def _abroad(row: ActiveRow, signals: Signals) -> bool:
     if row.marketplace == "EBAY_US" and _US_STATE.search(location):
         return False
     lowered = location.casefold()
-    return not any(name.casefold() in lowered for name in home)
+    return not any(name in lowered for name in home)

@@ -105,6 +105,7 @@ class _Priced:
     auction: AuctionPrediction | None = None
     current_bid: Decimal | None = None
     check: str | None = None  # why to check before buying
+    excluded: bool = False  # a flag keeps it out of the deals
 
 
 def rank_rows(
@@ -146,7 +147,7 @@ def rank_rows(
         priced.append(_price(row, landed, skus, values, markets, settings, signals, now, predict))
     by_category: dict[Category, list[float]] = {}
     for p in priced:
-        if not _excluded(p.flags):
+        if not p.excluded:
             by_category.setdefault(p.sku.category, []).append(p.vpm)
     for group in by_category.values():
         group.sort()
@@ -154,7 +155,7 @@ def rank_rows(
     for p in priced:
         if _wanted(p, filters):
             scored = _score(p, by_category.get(p.sku.category, []), signals)
-            views[_excluded(p.flags)].append(scored)
+            views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
     limit = max(filters.limit, 0)
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
@@ -290,6 +291,7 @@ def _price(
         auction=auction,
         current_bid=current,
         check=check,
+        excluded=_excluded(flags),
     )
 
 
