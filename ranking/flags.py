@@ -83,6 +83,7 @@ class Signals:
     by_anchor: Mapping[str, tuple[Phrase, ...]]
     prefix_only: tuple[Phrase, ...]  # phrases of prefix words only ("artifact*")
     home: Mapping[str, tuple[str, ...]]  # casefolded
+    plain: Mapping[str, Flag]  # each signal's flag with its own label, one instance per code
 
     def title_codes(self, title: str) -> list[str]:
         """The codes of the signals the title's words raise, in order of appearance."""
@@ -153,7 +154,8 @@ def parse_signals(raw: Mapping[str, Any]) -> Signals:
         for market, names in raw.get("home", {}).items()
     }
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
-    return Signals(signals, by_family, index, tuple(prefix_only), home)
+    plain = {code: Flag(code, sig.label, sig.severity) for code, sig in signals.items()}
+    return Signals(signals, by_family, index, tuple(prefix_only), home, plain)
 
 
 def flag_listing(
@@ -165,20 +167,23 @@ def flag_listing(
     min_seller_positive_pct: Decimal,
 ) -> tuple[Flag, ...]:
     """The title's signals, the model's, then the seller's and the location's, each once."""
-    codes: dict[str, str | None] = dict.fromkeys(signals.title_codes(row.title))
-    if family in signals.by_family:
-        codes[signals.by_family[family]] = None
+    plain = signals.plain
+    flags = [plain[code] for code in signals.title_codes(row.title)]
+    family_code = signals.by_family.get(family) if family else None
+    if family_code is not None and all(f.code != family_code for f in flags):
+        flags.append(plain[family_code])
     feedback = row.seller_feedback
     if feedback is not None and feedback <= 0:
-        codes["seller_no_feedback"] = None
+        flags.append(plain["seller_no_feedback"])
     elif feedback is not None and feedback < min_seller_feedback:
-        codes["seller_low_feedback"] = f"seller has only {feedback} feedback"
+        flags.append(signals.flag("seller_low_feedback", f"seller has only {feedback} feedback"))
     pct = row.seller_positive_pct
     if min_seller_positive_pct > 0 and (pct is None or pct < min_seller_positive_pct):
-        codes["seller_low_positive"] = f"seller's positive feedback is {pct or 'unknown'}%"
+        label = f"seller's positive feedback is {pct or 'unknown'}%"
+        flags.append(signals.flag("seller_low_positive", label))
     if _abroad(row, signals):
-        codes["ships_from_abroad"] = f"ships from {row.location}"
-    return tuple(signals.flag(code, label) for code, label in codes.items())
+        flags.append(signals.flag("ships_from_abroad", f"ships from {row.location}"))
+    return tuple(flags)
 
 
 def _abroad(row: ActiveRow, signals: Signals) -> bool:
