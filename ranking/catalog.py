@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 CATALOG_DIR = Path(__file__).with_name("catalog")
 INTERCONNECTS = frozenset({"nvlink", "single-root", "split-root"})
-FORM_FACTORS = frozenset({"PCIe", "SXM2", "SXM4", "OAM"})
+FORM_FACTORS = frozenset({"PCIe", "SXM2", "SXM4", "SXM5", "OAM"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class Sku:
     fp32_tflops: float | None = None
     bf16: bool = False
     tdp_w: int | None = None
-    form_factor: str | None = None  # "PCIe", "SXM2", "SXM4", "OAM"
+    form_factor: str | None = None  # "PCIe", "SXM2", "SXM4", "SXM5", "OAM"
     nvlink: str | None = None
     gpus_per_board: int = 1
     release_year: int | None = None

@@ -31,11 +31,12 @@ UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte")
 _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("for_parts", "phrases"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
+    ("other", "boxes"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
     ("accessory", "heads"), ("for_parts", "negators"), ("other", "negators"),
-    ("other", "trailing_negators"), ("compat", "phrases"),
+    ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
 )  # fmt: skip
 
 
@@ -89,7 +90,7 @@ def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabula
     for unit in ("w", "watt", "watts"):
         index.add(unit, "watt", unit)
     for table, key in _VOCAB_KINDS:
-        kind = f"{table}.{key}" if table == "accessory" else table
+        kind = f"{table}.{key}" if table == "accessory" or key != "phrases" else table
         for phrase in _strings(vocabulary, table, key):
             index.add(phrase, kind, compact(phrase))
     for kind, phrases in _table(aliases, "not_carried").items():
