@@ -125,7 +125,7 @@ def _read_catalog(path: Path) -> Catalog:
     for file in files:
         for line, row in _read_rows(file):
             where = f"{file}, row {line}"
-            sku = _parse_row(row, where)
+            sku = parse_sku_row(row, where)
             if sku.sku in skus:
                 raise NormalizeError(f"{where}: duplicate SKU {sku.sku!r}")
             skus[sku.sku] = sku
@@ -149,7 +149,8 @@ _INTS = ("tdp_w", "release_year", "gpu_slots", "pcie_gen")
 _TEXTS = ("form_factor", "nvlink", "gpu_form_factor", "interconnect", "power_notes")
 
 
-def _parse_row(row: Mapping[str, str], where: str) -> Sku:
+def parse_sku_row(row: Mapping[str, str], where: str) -> Sku:
+    """One SKU from its data-file columns, checked; NormalizeError names ``where``."""
     values: dict[str, Any] = {}
     try:
         for name in ("sku", "name", "vendor", "source"):

@@ -73,9 +73,19 @@ class Vocabulary:
     words: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
-def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabulary:
-    """Build the matching data for ``catalog`` from the phrase files in ``directory``."""
-    aliases = _read_toml(directory / "aliases.toml")
+def load_aliases(directory: Path = CATALOG_DIR) -> dict[str, Any]:
+    """The packaged title spellings (aliases.toml) as plain data."""
+    return _read_toml(directory / "aliases.toml")
+
+
+def load_vocabulary(
+    catalog: Catalog, directory: Path = CATALOG_DIR, aliases: Mapping[str, Any] | None = None
+) -> Vocabulary:
+    """Build the matching data for ``catalog`` from the phrase files in ``directory``.
+
+    ``aliases`` replaces ``directory``'s aliases.toml (the user's catalog merges its own in).
+    """
+    aliases = load_aliases(directory) if aliases is None else aliases
     vocabulary = _read_toml(directory / "vocabulary.toml")
     families = _families(catalog, aliases)
     boundaries = _table(aliases, "boundaries")
