@@ -58,7 +58,7 @@ def _negated(f: Features, m: Match, subject: int, words: Mapping[str, frozenset[
         w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)
     ):
         return True
-    if _joined(tokens, seps, m):
+    if _joined(tokens, seps, m) or (m.start > subject and _added(tokens, seps, subject, m)):
         return True
     if m.end < len(tokens) and tokens[m.end] in words["accessory.trailing_negators"]:
         return True
@@ -75,6 +75,14 @@ def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: Match) -> bool:
         if not (sep.startswith("+") and k > 0 and tokens[k - 1].isdigit())
     ] + list(seps[m.end : m.end + 1])
     return any(c in sep for sep in around for c in "+&")
+
+
+def _added(tokens: tuple[str, ...], seps: tuple[str, ...], subject: int, m: Match) -> bool:
+    """ "T181-G20 w/ 4x V100 16GB SXM2 + OCP 12V power shelf": added to the model named first."""
+    return any(
+        ("+" in sep and not (sep.startswith("+") and tokens[k - 1].isdigit())) or "&" in sep
+        for k, sep in enumerate(seps[subject + 1 : m.start + 1], start=subject + 1)
+    )
 
 
 def _counted(f: Features, m: Match) -> bool:
