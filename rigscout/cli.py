@@ -381,6 +381,7 @@ def parse(file: Path) -> None:
 @cli.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="The whole catalog as a JSON list.")
 @click.pass_context
+@handle_errors
 def catalog(ctx: click.Context, as_json: bool) -> None:
     """Show the hardware catalog (SKUs and specs).
 

@@ -151,3 +151,5 @@ def test_the_cli_uses_the_users_catalog_end_to_end(tmp_path: Path, monkeypatch) 
     assert broken.exit_code == 2
     assert broken.output.startswith("Error: my-skus.toml, [[sku]] #1 (nvidia-a800-pcie-40gb)")
     assert "Traceback" not in broken.output
+    listing = runner.invoke(cli, ["catalog"])
+    assert (listing.exit_code, listing.output) == (2, broken.output)
