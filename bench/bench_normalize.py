@@ -4,6 +4,8 @@ Run ``python bench/bench_normalize.py [n]``. Titles cycle through the real eBay 
 ../shared/ebay-samples/datasets/titles_real.tsv (else our labeled fixture). The baseline runs
 on a subset (``baseline_n``) and its rate is extrapolated; both rates are CPU time of this
 single-threaded process, so other work on the machine does not count against either.
+Both are also scored on the labeled titles (SKU precision and recall), so speed is never
+bought with accuracy.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tomllib
 from itertools import cycle, islice
 from pathlib import Path
 
+from ranking.accuracy import load_labeled, score_accuracy
 from ranking.catalog import CATALOG_DIR, load_catalog
 from ranking.normalize import Normalizer
 
@@ -80,6 +83,16 @@ def naive_normalize(
     return max(matched)[1], kind, quantity
 
 
+def naive_accuracy(patterns: list[tuple[str, int, re.Pattern[str]]]) -> tuple[float, float]:
+    """The baseline's SKU precision and recall on the labeled titles."""
+    labeled = load_labeled(FIXTURE_TITLES)
+    guesses = [(case.sku, naive_normalize(case.title, patterns)[0]) for case in labeled]
+    predicted = [(truth, guess) for truth, guess in guesses if guess is not None]
+    correct = sum(truth == guess for truth, guess in predicted)
+    support = sum(truth is not None for truth, _ in guesses)
+    return correct / max(1, len(predicted)), correct / max(1, support)
+
+
 def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else float("inf")
 
@@ -100,6 +113,8 @@ def run(n: int = 1_000_000, baseline_n: int = 50_000) -> dict[str, object]:
         naive_normalize(title, patterns)
     base_cpu = time.process_time() - base_cpu
     rate, base_rate = _rate(n, cpu), _rate(subset, base_cpu)
+    ours = score_accuracy(load_labeled(FIXTURE_TITLES), normalize)
+    base_precision, base_recall = naive_accuracy(patterns)
     return {
         "titles": n,
         "distinct_titles": len(titles),
@@ -113,6 +128,10 @@ def run(n: int = 1_000_000, baseline_n: int = 50_000) -> dict[str, object]:
         "baseline_extrapolated_seconds_for_n": round(n / base_rate, 1),
         "speedup": round(rate / base_rate, 1),
         "baseline_patterns": len(patterns),
+        "sku_precision": round(ours.sku_precision.value, 3),
+        "sku_recall": round(ours.sku_recall.value, 3),
+        "baseline_sku_precision": round(base_precision, 3),
+        "baseline_sku_recall": round(base_recall, 3),
     }
 
 

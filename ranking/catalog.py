@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 CATALOG_DIR = Path(__file__).with_name("catalog")
 INTERCONNECTS = frozenset({"nvlink", "single-root", "split-root"})
-FORM_FACTORS = frozenset({"PCIe", "SXM2", "SXM4", "OAM"})
+FORM_FACTORS = frozenset({"PCIe", "SXM2", "SXM4", "SXM5", "OAM"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class Sku:
     fp32_tflops: float | None = None
     bf16: bool = False
     tdp_w: int | None = None
-    form_factor: str | None = None  # "PCIe", "SXM2", "SXM4", "OAM"
+    form_factor: str | None = None  # "PCIe", "SXM2", "SXM4", "SXM5", "OAM"
     nvlink: str | None = None
     gpus_per_board: int = 1
     release_year: int | None = None
@@ -125,7 +125,7 @@ def _read_catalog(path: Path) -> Catalog:
     for file in files:
         for line, row in _read_rows(file):
             where = f"{file}, row {line}"
-            sku = _parse_row(row, where)
+            sku = parse_sku_row(row, where)
             if sku.sku in skus:
                 raise NormalizeError(f"{where}: duplicate SKU {sku.sku!r}")
             skus[sku.sku] = sku
@@ -149,7 +149,8 @@ _INTS = ("tdp_w", "release_year", "gpu_slots", "pcie_gen")
 _TEXTS = ("form_factor", "nvlink", "gpu_form_factor", "interconnect", "power_notes")
 
 
-def _parse_row(row: Mapping[str, str], where: str) -> Sku:
+def parse_sku_row(row: Mapping[str, str], where: str) -> Sku:
+    """One SKU from its data-file columns, checked; NormalizeError names ``where``."""
     values: dict[str, Any] = {}
     try:
         for name in ("sku", "name", "vendor", "source"):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ranking.catalog import load_catalog
 from ranking.normalize_features import Features, extract_features
 from ranking.normalize_lots import count_near, find_lot_cues
+from ranking.normalize_parts import sells_a_part
 from ranking.normalize_vocab import load_vocabulary
 from rigscout.models import Category, Included, Kind, Normalized
 
@@ -71,8 +72,12 @@ class Normalizer:
         if category_id in _COMPUTER_CATEGORIES or ("other" in by_kind and self._other_phrase(f)):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.8)
         subject = self._subject(f)
-        if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and self._accessory(
-            f, subject.start if subject else len(f.tokens.words)
+        if "other.boxes" in by_kind and not (
+            subject and subject.kind == "family" and subject.value in self._gpu_families
+        ):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
+        if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and sells_a_part(
+            f, subject.start if subject else len(f.tokens.words), self._words
         ):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if subject is None:
@@ -206,7 +211,7 @@ class Normalizer:
     def _host(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
         sku = self._host_sku(f)
         kind = self._kind(f, specifics)
-        if sku is None and not self._is_server(f):
+        if sku is None and not (self._is_server(f) or self._names_server(f)):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
         includes = self._includes(f, sku) if kind is not Kind.OTHER else ()
         if sku is None:
@@ -221,16 +226,22 @@ class Normalizer:
         boards = [m for m in hosts if self._category(m) is Category.BOARD]
         board_named = not systems or (f.of("board_words") and not f.of("server_words"))
         if boards and board_named and (systems or not self._is_server(f)):
-            return self._only_sku(boards[0])
+            return self._only_sku(boards[0], f)
         if systems:
-            return self._only_sku(systems[0])
+            return self._only_sku(systems[0], f)
         x9 = f.has("not_carried", "cpu_board_x9") or any(m.value == "x9drg-o-pcie" for m in boards)
         return self._only_sku_of("4027gr") if x9 and self._is_server(f) else None
 
+    def _names_server(self, f: Features) -> bool:
+        """A server model we carry is named, even if the title does not say which variant."""
+        return any(self._category(m) is Category.SERVER for m in f.of("family"))
+
     def _is_server(self, f: Features) -> bool:
-        named = f.of("server_words") + [
-            m for m in f.of("not_carried") if m.value == "ambiguous_server"
-        ]
+        words = f.tokens.words
+        pulls = self._words["server_words.trailing_negators"]
+        named = [
+            m for m in f.of("server_words") if not (m.end < len(words) and words[m.end] in pulls)
+        ] + [m for m in f.of("not_carried") if m.value == "ambiguous_server"]
         return any(not self._compat_before(f, m.start) for m in named)
 
     def _includes(self, f: Features, host: Sku | None) -> tuple[Included, ...]:
@@ -246,8 +257,22 @@ class Normalizer:
                 counts[sku] = counts.get(sku, 0) + (count_near(f.tokens, m.start, m.end) or 1)
         return tuple(Included(sku, n) for sku, n in counts.items())
 
-    def _only_sku(self, match: Match) -> Sku | None:
-        return self._only_sku_of(match.value)
+    def _only_sku(self, match: Match, f: Features) -> Sku | None:
+        skus = self.vocabulary.families[match.value].skus
+        if len(skus) == 1:
+            return skus[0]
+        # one model sold as an SXM2 and a PCIe machine (Dell C4140): the title's GPUs tell
+        form = _socket(f.form) or self._included_socket(f)
+        fitting = [s for s in skus if _socket(s.gpu_form_factor) == form]
+        return fitting[0] if form and len(fitting) == 1 else None
+
+    def _included_socket(self, f: Features) -> str | None:
+        sockets = set()
+        for m in f.of("family"):
+            if m.value in self._gpu_families:
+                sku, _, _ = self._resolve(self.vocabulary.families[m.value], f, None)
+                sockets.add(_socket(self.catalog[sku].form_factor) if sku else None)
+        return sockets.pop() if len(sockets) == 1 else None
 
     def _only_sku_of(self, family: str) -> Sku | None:
         skus = self.vocabulary.families[family].skus
@@ -264,61 +289,6 @@ class Normalizer:
             return Kind.ITEM
         condition = specifics.get("Condition", "") or specifics.get("condition", "")
         return Kind.FOR_PARTS if "parts" in condition.lower() else Kind.ITEM
-
-    def _accessory(self, f: Features, subject: int) -> bool:
-        """Sold instead of the hardware: a strong part word, or a weak one used as the head."""
-        words = f.tokens.words
-        heads = self._words["accessory.heads"]
-        found = f.of("accessory.strong") + f.of("accessory.weak")
-        if not found:
-            return False
-        many_models = (
-            len({m.value for m in f.of("family")} | {m.value for m in f.of("not_carried")}) >= 3
-        )
-        for m in sorted(found, key=lambda m: m.start):
-            if self._accessory_negated(f, m, subject):
-                continue
-            if m.kind == "accessory.strong" or m.start < subject or many_models:
-                return True
-            if any(w in heads for w in words[m.end : m.end + 2]):
-                return True
-        return False
-
-    def _accessory_negated(self, f: Features, m: Match, subject: int) -> bool:
-        words, seps = f.tokens.words, f.tokens.seps
-        before = words[max(0, m.start - 4) : m.start]
-        if (
-            m.value in ("fan", "fans", "cooler")
-            and before
-            and before[-1] in self._words["accessory.descriptors"]
-        ):
-            return True
-        negators = self._words["accessory.negators"]
-        start = max(0, m.start - 4)
-        # "2000W" is watts, not "w/"
-        if any(
-            w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)
-        ):
-            return True
-        lo = max(0, m.start - 2)
-        around = [
-            sep
-            for k, sep in enumerate(seps[lo : m.start + 1], start=lo)
-            # "80+ Platinum PSU": a plus stuck to a number is a rating, not "and"
-            if not (sep.startswith("+") and k > 0 and words[k - 1].isdigit())
-        ] + list(seps[m.end : m.end + 1])
-        if any(c in sep for sep in around for c in "+&"):
-            return True
-        if m.end < len(words) and words[m.end] in self._words["accessory.trailing_negators"]:
-            return True
-        # "4x PSU", "2x 1600W 80+ PSU" after the model is part of a server's spec line
-        # (power supplies come with their wattage in between: "2x 1600W 80+ PSU")
-        reach = 6 if m.value in ("psu", "psus", "power supply", "power supplies") else 1
-        counted = any(
-            words[k] == "x" and words[k - 1].isdigit() and seps[k] == "" and seps[k - 1] != ""
-            for k in range(max(1, m.start - reach), m.start)
-        )
-        return m.start > subject and counted
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         if not host:
@@ -351,6 +321,13 @@ class Normalizer:
             and not any(w in trailing for w in words[m.end : m.end + 3])
             for m in f.of("other")
         )
+
+
+def _socket(form: str | None) -> str | None:
+    """What a GPU host's slots take: "SXM" for any SXM generation, "PCIe" for cards."""
+    if not form:
+        return None
+    return "SXM" if form.startswith("SXM") else "PCIe"
 
 
 def _by_hints(skus: list[Sku], f: Features) -> list[Sku]:

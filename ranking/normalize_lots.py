@@ -42,6 +42,9 @@ _LINE = frozenset({
 _LINE_AFTER = frozenset({
     "oc", "windforce", "fans", "fan", "gddr", "black", "white", "ready", "edition", "ships", "gbps",
 })  # fmt: skip
+# the price is per unit: "Price Each", "$200 ea", "3 available"
+_EACH = frozenset({"each", "ea"})
+_AVAILABLE = frozenset({"available", "avail", "avaliable", "left", "instock"})
 _LOT_NOT_UNITS = frozenset(
     {"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"}
 )
@@ -83,9 +86,21 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
             count = _parenthesised(words, seps, i)
         elif i == 0 and len(words) > 1 and words[1] in BRAND_WORDS:
             count = _leading_count(word)
-        if count is not None and 1 <= count <= MAX_LOT:
+        if count is not None and 1 <= count <= MAX_LOT and not _stock(words, i, word):
             cues.append((i, count))
     return cues
+
+
+def _stock(words: tuple[str, ...], i: int, word: str) -> bool:
+    """ "QTY 3 Available - Price Each": how many the seller has, each sold at this price.
+
+    A lot ("Lot of 4", "Set of 2") is always sold together, whatever else the title says.
+    """
+    if word in _GROUP_NOUNS:
+        return False
+    if not _EACH.isdisjoint(words):
+        return True
+    return not _AVAILABLE.isdisjoint(words[i + 1 : i + 4])
 
 
 def _no_trigger(words: tuple[str, ...], seps: tuple[str, ...]) -> bool:

@@ -31,11 +31,12 @@ UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte")
 _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("for_parts", "phrases"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
+    ("other", "boxes"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
     ("accessory", "heads"), ("for_parts", "negators"), ("other", "negators"),
-    ("other", "trailing_negators"), ("compat", "phrases"),
+    ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
 )  # fmt: skip
 
 
@@ -72,9 +73,19 @@ class Vocabulary:
     words: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
-def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabulary:
-    """Build the matching data for ``catalog`` from the phrase files in ``directory``."""
-    aliases = _read_toml(directory / "aliases.toml")
+def load_aliases(directory: Path = CATALOG_DIR) -> dict[str, Any]:
+    """The packaged title spellings (aliases.toml) as plain data."""
+    return _read_toml(directory / "aliases.toml")
+
+
+def load_vocabulary(
+    catalog: Catalog, directory: Path = CATALOG_DIR, aliases: Mapping[str, Any] | None = None
+) -> Vocabulary:
+    """Build the matching data for ``catalog`` from the phrase files in ``directory``.
+
+    ``aliases`` replaces ``directory``'s aliases.toml (the user's catalog merges its own in).
+    """
+    aliases = load_aliases(directory) if aliases is None else aliases
     vocabulary = _read_toml(directory / "vocabulary.toml")
     families = _families(catalog, aliases)
     boundaries = _table(aliases, "boundaries")
@@ -89,7 +100,7 @@ def load_vocabulary(catalog: Catalog, directory: Path = CATALOG_DIR) -> Vocabula
     for unit in ("w", "watt", "watts"):
         index.add(unit, "watt", unit)
     for table, key in _VOCAB_KINDS:
-        kind = f"{table}.{key}" if table == "accessory" else table
+        kind = f"{table}.{key}" if table == "accessory" or key != "phrases" else table
         for phrase in _strings(vocabulary, table, key):
             index.add(phrase, kind, compact(phrase))
     for kind, phrases in _table(aliases, "not_carried").items():

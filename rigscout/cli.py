@@ -315,7 +315,9 @@ def rank(
         buying=buying,
     )
     with Session(engine) as session:
-        ranking = load_ranking(session, load_skus(), settings.rank, now=utcnow(), filters=filters)
+        ranking = load_ranking(
+            session, load_skus(settings.catalog_extra), settings.rank, now=utcnow(), filters=filters
+        )
     flagged = ranking.flagged if include_flagged else ()
     parts = ranking.parts if include_parts else ()
     if as_json:
@@ -345,10 +347,10 @@ def normalize(app: AppContext) -> None:
 
         echo "Lot of 2 NVIDIA Tesla V100 SXM2 16GB" | rigscout normalize
     """
-    from ranking.catalog import load_catalog
-    from ranking.normalize import Normalizer
+    from ranking.catalog_user import user_normalizer
+    from rigscout.catalog_cli import catalog_extra
 
-    normalizer = Normalizer(load_catalog())
+    normalizer = user_normalizer(catalog_extra(app.config_option))
     for line in sys.stdin:
         title = line.rstrip("\r\n")
         sys.stdout.write(
@@ -379,6 +381,7 @@ def parse(file: Path) -> None:
 @cli.group(invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="The whole catalog as a JSON list.")
 @click.pass_context
+@handle_errors
 def catalog(ctx: click.Context, as_json: bool) -> None:
     """Show the hardware catalog (SKUs and specs).
 
@@ -388,9 +391,9 @@ def catalog(ctx: click.Context, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ranking.catalog import load_catalog
+    from rigscout.catalog_cli import user_catalog
 
-    entries = load_catalog().as_json()
+    entries = user_catalog(ctx.obj.config_option).as_json()
     if as_json:
         click.echo(json.dumps(entries, indent=2))
         return
@@ -399,22 +402,23 @@ def catalog(ctx: click.Context, as_json: bool) -> None:
 
 
 @catalog.command("unmatched")
-@click.option("--limit", default=50, show_default=True)
+@click.option("--limit", default=30, show_default=True, help="Groups to show.")
+@click.option("--json", "as_json", is_flag=True, help="The groups as a JSON list.")
 @pass_app
 @handle_errors
-def catalog_unmatched(app: AppContext, limit: int) -> None:
-    """Stored titles the normalizer could not place, most frequent first.
+def catalog_unmatched(app: AppContext, limit: int, as_json: bool) -> None:
+    """Stored titles no SKU matched, grouped by the model they most likely name.
+
+    Each group: how many listings, their price range, the model word, the words most of its
+    titles share and an example title - what to add to your own catalog.
 
     Example:
 
         rigscout catalog unmatched --limit 20
     """
-    from db.store import load_unmatched_titles
+    from rigscout.catalog_cli import show_unmatched
 
-    engine = open_store(app.settings())
-    with Session(engine) as session:
-        for title, count in load_unmatched_titles(session, limit=limit):
-            click.echo(f"{count:>5}  {title}")
+    show_unmatched(open_store(app.settings()), limit=limit, as_json=as_json)
 
 
 @cli.command("import")
@@ -432,8 +436,9 @@ def import_(app: AppContext, files: tuple[Path, ...]) -> None:
     """
     from rigscout.jobs import import_files
 
-    engine = open_store(app.settings())
-    for path, counts in import_files(engine, files):
+    settings = app.settings()
+    engine = open_store(settings)
+    for path, counts in import_files(engine, files, settings.catalog_extra):
         click.echo(f"{path}: {counts.seen} sold listings, {counts.new_sales} new sales")
 
 
@@ -575,7 +580,7 @@ def chart_history(app: AppContext, skus: tuple[str, ...], since: Any, output_dir
     from rigscout.charts import load_history, render_history_chart
     from rigscout.jobs import load_skus
 
-    catalog = load_skus()
+    catalog = load_skus(app.settings().catalog_extra)
     unknown = [s for s in skus if s not in catalog]
     if unknown:
         raise ConfigError(f"not catalog SKUs: {', '.join(unknown)} (see `rigscout catalog`)")
@@ -619,9 +624,10 @@ def chart_value(app: AppContext, profile: str | None, category: str, output: Pat
     settings = app.settings()
     engine = open_store(settings)
     with Session(engine) as session:
-        baselines = load_ranking(session, load_skus(), settings.rank, now=utcnow()).markets
+        skus = load_skus(settings.catalog_extra)
+        baselines = load_ranking(session, skus, settings.rank, now=utcnow()).markets
     points, metric = score_value_points(
-        load_skus(), baselines, profile or settings.rank.profile, category=category
+        skus, baselines, profile or settings.rank.profile, category=category
     )
     if not points:
         raise ConfigError("no SKU has a market price yet: run `rigscout run` first")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_data_dir
 
+from ranking.catalog_user import parse_catalog_section
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
 
@@ -149,6 +150,7 @@ class Settings:
     alerts: AlertSettings = field(default_factory=AlertSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     config_path: Path | None = None
+    catalog_extra: tuple[Path, ...] = ()  # the user's own catalog files ([catalog] extra)
 
 
 def default_database_url(cwd: Path) -> str:
@@ -202,6 +204,7 @@ def _settings_from(
         alerts=_alerts(_table(raw, "alerts"), environ),
         schedule=_schedule(_table(raw, "schedule")),
         config_path=path,
+        catalog_extra=parse_catalog_section(_table(raw, "catalog"), path.parent if path else cwd),
     )
 
 

@@ -17,8 +17,7 @@ from alerts.outbox import render_snapshot
 from db.engine import open_engine
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
-from ranking.catalog import Sku, load_catalog
-from ranking.normalize import Normalizer
+from ranking.catalog_user import user_normalizer, user_skus
 from rigscout.errors import ConfigError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
@@ -42,14 +41,16 @@ if TYPE_CHECKING:
     from rich.console import Console
     from sqlalchemy import Engine
 
+    from ranking.catalog import Sku
     from rigscout.config import Settings
     from rigscout.models import Deal, SavedSearch
 
 log = logging.getLogger(__name__)
 
 
-def load_skus() -> Mapping[str, Sku]:
-    return {s.sku: s for s in load_catalog()}
+def load_skus(extra: Sequence[Path] = ()) -> Mapping[str, Sku]:
+    """The catalog by SKU id, with the user's own files (``[catalog] extra``) merged in."""
+    return user_skus(extra)
 
 
 def select_searches(settings: Settings, names: Sequence[str]) -> tuple[SavedSearch, ...]:
@@ -117,8 +118,8 @@ def run_job(
             plan,
             engine=engine,
             collector=collector,
-            normalize=normalizer_for(Normalizer(load_catalog())),
-            skus=load_skus(),
+            normalize=normalizer_for(user_normalizer(settings.catalog_extra)),
+            skus=load_skus(settings.catalog_extra),
             notifiers=build_notifiers(settings.alerts.channels, client=client),
             now=utcnow,
             on_step=step,
@@ -159,12 +160,14 @@ def print_deals(console: Console, deals: Sequence[Deal], *, title: str = "Top de
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-def import_files(engine: Engine, files: Sequence[Path]) -> Iterator[tuple[Path, SaveCounts]]:
+def import_files(
+    engine: Engine, files: Sequence[Path], extra: Sequence[Path] = ()
+) -> Iterator[tuple[Path, SaveCounts]]:
     """Import sold listings from saved sold pages or Terapeak CSV files, each in one transaction."""
     from scraper.parse import parse_search_page
     from scraper.terapeak import parse_terapeak_csv
 
-    normalize = normalizer_for(Normalizer(load_catalog()))
+    normalize = normalizer_for(user_normalizer(extra))
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix.lower() == ".csv":

@@ -114,7 +114,7 @@ def test_gpu_and_host_fields_are_filled_for_their_category() -> None:
     for sku in CATALOG:
         if sku.category is Category.GPU:
             assert sku.vram_gb and sku.mem_bandwidth_gbs and sku.fp32_tflops, sku.sku
-            assert sku.form_factor in {"PCIe", "SXM2", "SXM4"}, sku.sku
+            assert sku.form_factor in {"PCIe", "SXM2", "SXM4", "SXM5"}, sku.sku
         else:
             assert sku.gpu_slots and sku.gpu_form_factor, sku.sku
             assert sku.interconnect in {"nvlink", "single-root", "split-root"}, sku.sku

@@ -1,0 +1,35 @@
+"""``rigscout catalog unmatched`` after a real (offline) run: what to add to the catalog next."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from click.testing import CliRunner
+
+from rigscout.cli import cli
+from tests.rigscout.helpers import DEMO, write_config
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def run(args: list[str]):
+    return CliRunner().invoke(cli, args, catch_exceptions=False)
+
+
+def test_unmatched_titles_of_the_demo_are_grouped_by_model(tmp_path: Path) -> None:
+    config = str(write_config(tmp_path, f"sqlite:///{tmp_path / 'rigscout.db'}"))
+    assert run(["--config", config, "catalog", "unmatched"]).output.startswith("Every stored")
+    assert run(["--config", config, "run", "--offline", str(DEMO), "--no-alerts"]).exit_code == 0
+
+    screen = run(["--config", config, "catalog", "unmatched"]).output.splitlines()
+    assert screen[0].split()[:3] == ["listings", "price", "range"]
+    esc = next(line for line in screen if " esc4000 " in line)
+    assert esc.split()[0] == "3" and "ASUS ESC4000 G4X" in esc
+    groups = json.loads(run(["--config", config, "catalog", "unmatched", "--json"]).output)
+    by_model = {g["model"]: g for g in groups}
+    assert by_model["esc4000"]["listings"] == 3
+    assert {"esc4000", "g4x"} <= set(by_model["esc4000"]["shared"])
+    # accessories have no SKU on purpose and are not "unmatched"
+    assert not any("heatsink" in g["example"].lower() for g in groups)
