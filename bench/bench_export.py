@@ -92,7 +92,8 @@ def child(variant: str, path: Path) -> dict[str, float]:
     else:
         frame = pd.read_sql(
             # money columns hold integer cents (db/types.py)
-            "SELECT l.sku, o.observed_at AS at, (o.price + COALESCE(o.shipping, 0)) / 100.0 AS landed "
+            "SELECT l.sku, o.observed_at AS at,"
+            " (o.price + COALESCE(o.shipping, 0)) / 100.0 AS landed "
             "FROM observations o JOIN listings l ON l.id = o.listing_id",
             engine.connect(),
         )

@@ -27,9 +27,8 @@ import tempfile
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import create_engine, text
@@ -38,6 +37,9 @@ from db.migrate import upgrade
 from db.types import from_units
 from ranking.catalog import Sku, load_catalog
 from rigscout.models import Category
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 # The data is generated around the real clock, since `rigscout rank` ranks as of now.
 NOW = datetime.now(UTC)
@@ -352,7 +354,7 @@ def _json(value: Any) -> Any:
 
 def _cents(amount: Any) -> int:
     """A generated amount as the integer cents the money columns hold."""
-    return int(round(float(amount) * 100))
+    return round(float(amount) * 100)
 
 
 if __name__ == "__main__":

@@ -238,7 +238,11 @@ def test_unreadable_payloads_fail_loudly(payload, message):
         ({"itemEndDate": "soon"}, "unreadable date"),
         ({"price": {"value": "12.345", "currency": "USD"}}, "12.345 has digits under a cent"),
         (
-            {"shippingOptions": [{"shippingCostType": "FIXED", "shippingCost": {"value": "4.999"}}]},
+            {
+                "shippingOptions": [
+                    {"shippingCostType": "FIXED", "shippingCost": {"value": "4.999"}}
+                ]
+            },
             "4.999 has digits under a cent",
         ),
     ],

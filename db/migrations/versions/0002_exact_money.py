@@ -14,6 +14,8 @@ Create Date: 2026-11-25
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -86,7 +88,7 @@ def _sqlite_scale(table: str, columns: list[str], expression: str) -> None:
     op.execute(f"UPDATE {table} SET {sets}")
 
 
-def _sqlite_swap_pct(new_type: sa.types.TypeEngine[object], expression: str) -> None:
+def _sqlite_swap_pct(new_type: sa.types.TypeEngine[Any], expression: str) -> None:
     """Give listings.seller_positive_pct ``new_type`` without recreating the table."""
     op.add_column("listings", sa.Column("seller_positive_new", new_type, nullable=True))
     op.execute(f"UPDATE listings SET seller_positive_new = {expression}")
