@@ -22,6 +22,8 @@ SKUS = [f"sku-{i:02d}" for i in range(60)]
 
 
 def build_database(path: Path, observations: int, listings: int) -> None:
+    from decimal import Decimal
+
     from sqlalchemy import insert
 
     from db.engine import open_engine
@@ -65,8 +67,8 @@ def build_database(path: Path, observations: int, listings: int) -> None:
                     "currency": "USD",
                     "status": "active",
                     "observed_at": t0 + timedelta(minutes=rng.randrange(365 * 24 * 60)),
-                    "price": f"{rng.uniform(80, 900):.2f}",
-                    "shipping": "0",
+                    "price": Decimal(f"{rng.uniform(80, 900):.2f}"),
+                    "shipping": Decimal(0),
                 }
             )
             if len(batch) == 50_000 or n == observations - 1:
@@ -89,7 +91,9 @@ def child(variant: str, path: Path) -> dict[str, float]:
         rows = export_prices(engine, out, ExportFilter())
     else:
         frame = pd.read_sql(
-            "SELECT l.sku, o.observed_at AS at, o.price + COALESCE(o.shipping, 0) AS landed "
+            # money columns hold integer cents (db/types.py)
+            "SELECT l.sku, o.observed_at AS at,"
+            " (o.price + COALESCE(o.shipping, 0)) / 100.0 AS landed "
             "FROM observations o JOIN listings l ON l.id = o.listing_id",
             engine.connect(),
         )

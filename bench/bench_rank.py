@@ -27,16 +27,19 @@ import tempfile
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import create_engine, text
 
 from db.migrate import upgrade
+from db.types import from_units
 from ranking.catalog import Sku, load_catalog
 from rigscout.models import Category
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 # The data is generated around the real clock, since `rigscout rank` ranks as of now.
 NOW = datetime.now(UTC)
@@ -233,7 +236,7 @@ def _listings(
             _stamp(NOW + timedelta(days=float(end[i]))) if auction else None, status[i],
             _stamp(NOW - timedelta(days=40)), _stamp(NOW), None if unmatched[i] else sku.sku,
             sku.category.value, kind[i], int(quantity[i]), includes, 0.9,
-            int(feedback[i]), 99.5, LOCATIONS[i % 5],
+            int(feedback[i]), 995, LOCATIONS[i % 5],  # 99.5 %, stored in tenths
         ))  # fmt: skip
         if server and includes != "[]":
             price[i] += 8 * 150
@@ -256,7 +259,7 @@ def _observations(
         lst = listings[owner[j]]
         rows.append((
             j + 1, int(owner[j]) + 1, _stamp(NOW - timedelta(days=float(age[j]))),
-            round(float(last[owner[j]] * drift[j]), 2), None if no_ship[j] else float(ship[j]),
+            _cents(last[owner[j]] * drift[j]), None if no_ship[j] else _cents(ship[j]),
             lst[6], (j % 30) if lst[5] == "auction" else None, lst[8],
         ))  # fmt: skip
     return rows
@@ -271,7 +274,7 @@ def _sales(
     presumed = rng.random(len(sold)) < 0.2
     return [
         (k + 1, i + 1, (NOW - timedelta(days=int(days[k]))).date().isoformat(),
-         round(float(last[i]), 2), 15.0, listings[i][6], bool(best_offer[k]),
+         _cents(last[i]), 1500, listings[i][6], bool(best_offer[k]),
          "presumed" if presumed[k] else "sold_page")
         for k, i in enumerate(sold)
     ]  # fmt: skip
@@ -311,10 +314,10 @@ def rank_with_pandas(config: Path, now: datetime) -> list[int]:
             bids=None if pd.isna(r.bids) else int(r.bids),
             end_time=None if r.end_time is None else pd.Timestamp(r.end_time).to_pydatetime()
             .replace(tzinfo=UTC),
-            includes=tuple(Included(i["sku"], int(i["quantity"])) for i in json.loads(r.includes)),
+            includes=tuple(Included(i["sku"], int(i["quantity"])) for i in _json(r.includes)),
             seller_feedback=None if pd.isna(r.seller_feedback) else int(r.seller_feedback),
             seller_positive_pct=None if pd.isna(r.seller_positive_pct)
-            else Decimal(str(r.seller_positive_pct)),
+            else from_units(int(r.seller_positive_pct), 1),
             location=r.location,
         )
         for r in cur.itertuples()
@@ -322,7 +325,7 @@ def rank_with_pandas(config: Path, now: datetime) -> list[int]:
     sold = sales.merge(
         listings[["id", "sku", "kind", "quantity", "includes"]], left_on="listing_id", right_on="id"
     )
-    sold = sold[(sold.kind == "item") & sold.sku.notna() & (sold.includes == "[]")]
+    sold = sold[(sold.kind == "item") & sold.sku.notna() & ~sold.includes.map(_json).astype(bool)]
     sold_rows = [
         SoldRow(
             sku=r.sku, quantity=int(r.quantity), price=_money(r.price), currency=r.currency,
@@ -339,8 +342,19 @@ def rank_with_pandas(config: Path, now: datetime) -> list[int]:
     return [d.listing_id for d in ranking.deals]
 
 
-def _money(value: Any) -> Decimal:
-    return Decimal(str(value)).quantize(Decimal("0.01"))
+def _money(cents: Any) -> Decimal:
+    """A raw money column (integer cents, db/types.py) as Decimal."""
+    return from_units(int(cents), 2)
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as read raw: text on SQLite, already decoded by psycopg on PostgreSQL."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _cents(amount: Any) -> int:
+    """A generated amount as the integer cents the money columns hold."""
+    return round(float(amount) * 100)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    Numeric,
     String,
     Text,
     TypeDecorator,
@@ -31,10 +30,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from db.types import ExactMoney, Tenths
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import Dialect
 
-Money = Numeric(14, 2)
+# Integer cents on both backends, never REAL (db/types.py).
+Money = ExactMoney()
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -81,7 +83,7 @@ class ListingRow(Base):
     condition: Mapped[str | None] = mapped_column(String(200))
     seller: Mapped[str | None] = mapped_column(String(200))
     seller_feedback: Mapped[int | None] = mapped_column(Integer)
-    seller_positive_pct: Mapped[Decimal | None] = mapped_column(Numeric(5, 1))
+    seller_positive_pct: Mapped[Decimal | None] = mapped_column(Tenths())
     location: Mapped[str | None] = mapped_column(String(200))
     image_url: Mapped[str | None] = mapped_column(Text)
     buying_format: Mapped[str] = mapped_column(String(16))

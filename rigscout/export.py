@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import pandas as pd
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     DateTime,
     Select,
@@ -56,7 +57,14 @@ def _landed_cents(
     shipping: SQLColumnExpression[Any],
     quantity: SQLColumnExpression[Any],
 ) -> ColumnElement[Any]:
-    return func.round((price + func.coalesce(shipping, 0)) * 100 / quantity)
+    """(price + shipping) / quantity in whole cents, rounded half up, in exact integer SQL.
+
+    The money columns hold integer cents (db/types.py): read raw, ``(2 * total + q) // (2 * q)``
+    is round-half-up of total / q for the non-negative totals stored, on both backends.
+    """
+    total = type_coerce(price, BigInteger()) + func.coalesce(type_coerce(shipping, BigInteger()), 0)
+    units = type_coerce(quantity, BigInteger())
+    return (2 * total + units) // (2 * units)
 
 
 def _price_points_query(engine: Engine, flt: ExportFilter) -> AnySelect:

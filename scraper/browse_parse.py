@@ -16,6 +16,7 @@ from rigscout.errors import ParseError
 from rigscout.models import BuyingFormat, Listing
 
 Summary = dict[str, Any]
+CENT = Decimal("0.01")
 
 
 def parse_item_summaries(payload: dict[str, Any] | list[Any], *, marketplace: str) -> list[Listing]:
@@ -32,7 +33,7 @@ def parse_item_summary(item: Summary, *, marketplace: str) -> Listing:
     if not title:
         raise ParseError(f"item {item_id}: no title")
     buying, price, currency = _format_and_price(item, item_id)
-    shipping, note = _shipping(item)
+    shipping, note = _shipping(item, item_id)
     seller = item.get("seller") or {}
     return Listing(
         item_id=item_id,
@@ -106,10 +107,10 @@ def _money(amount: object, item_id: str) -> tuple[Decimal, str]:
     value = _decimal_or_none(amount.get("value"))
     if value is None or value < 0:
         raise ParseError(f"item {item_id}: unreadable price {amount.get('value')!r}")
-    return value, str(amount["currency"])
+    return _whole_cents(value, item_id), str(amount["currency"])
 
 
-def _shipping(item: Summary) -> tuple[Decimal | None, str | None]:
+def _shipping(item: Summary, item_id: str) -> tuple[Decimal | None, str | None]:
     """The cheapest fixed shipping cost; None with a note when eBay does not state one."""
     options = [o for o in item.get("shippingOptions") or [] if isinstance(o, dict)]
     costs = [
@@ -119,12 +120,19 @@ def _shipping(item: Summary) -> tuple[Decimal | None, str | None]:
     ]
     known = [c for c in costs if c is not None]
     if known:
-        return min(known), None
+        return _whole_cents(min(known), item_id), None
     if any(o.get("shippingCostType") == "CALCULATED" for o in options):
         return None, "calculated"
     if not options and item.get("pickupOptions"):
         return None, "local pickup only"
     return None, "not specified"
+
+
+def _whole_cents(amount: Decimal, item_id: str) -> Decimal:
+    """Money is stored in whole cents and never rounded silently (db/types.py)."""
+    if amount != amount.quantize(CENT):
+        raise ParseError(f"item {item_id}: amount {amount} has digits under a cent")
+    return amount
 
 
 def _url(item: Summary, item_id: str, marketplace: str) -> str:

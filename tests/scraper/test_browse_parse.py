@@ -236,6 +236,15 @@ def test_unreadable_payloads_fail_loudly(payload, message):
         ({"title": "  "}, "no title"),
         ({"buyingOptions": ["CLASSIFIED_AD"]}, "no buying option"),
         ({"itemEndDate": "soon"}, "unreadable date"),
+        ({"price": {"value": "12.345", "currency": "USD"}}, "12.345 has digits under a cent"),
+        (
+            {
+                "shippingOptions": [
+                    {"shippingCostType": "FIXED", "shippingCost": {"value": "4.999"}}
+                ]
+            },
+            "4.999 has digits under a cent",
+        ),
     ],
     ids=[
         "no price",
@@ -245,6 +254,8 @@ def test_unreadable_payloads_fail_loudly(payload, message):
         "no title",
         "unknown format",
         "bad date",
+        "sub-cent price",
+        "sub-cent shipping",
     ],
 )
 def test_unreadable_items_fail_loudly_naming_the_item(changes, message):
