@@ -718,3 +718,8 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
             run_now=run_now,
         )
     )
+
+
+from rigscout.cli_plan import plan  # noqa: E402  (registered last: it imports this module)
+
+cli.add_command(plan)
