@@ -720,6 +720,6 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
     )
 
 
-from rigscout.cli_plan import plan  # noqa: E402  (registered last: it imports this module)
+import rigscout.cli_plan  # noqa: E402  (registered last: it imports this module)
 
-cli.add_command(plan)
+cli.add_command(rigscout.cli_plan.plan)
