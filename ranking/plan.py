@@ -102,7 +102,8 @@ class PlanPart:
     price_basis: str = "fixed"
     end_time: datetime | None = None
     freight_estimated: bool = False
-    included: int = 0  # a server's GPUs that come with it
+    included: int = 0
+    listing_id: int | None = None  # a server's GPUs that come with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +370,7 @@ def _host_part(host: Host) -> PlanPart:
         end_time=offer.end_time,
         freight_estimated=offer.freight_estimated,
         included=host.included_units,
+        listing_id=offer.listing_id,
     )
 
 
@@ -384,4 +386,5 @@ def _gpu_part(offer: Offer, gpu: Sku) -> PlanPart:
         price_basis=offer.price_basis,
         end_time=offer.end_time,
         freight_estimated=offer.freight_estimated,
+        listing_id=offer.listing_id,
     )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from platformdirs import user_data_dir
 
+from rigscout.config_plans import SavedPlan, parse_saved_plans
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
 
@@ -149,6 +150,7 @@ class Settings:
     alerts: AlertSettings = field(default_factory=AlertSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     config_path: Path | None = None
+    plans: tuple[SavedPlan, ...] = ()  # [[plan]]: rigscout/config_plans.py
 
 
 def default_database_url(cwd: Path) -> str:
@@ -202,6 +204,7 @@ def _settings_from(
         alerts=_alerts(_table(raw, "alerts"), environ),
         schedule=_schedule(_table(raw, "schedule")),
         config_path=path,
+        plans=parse_saved_plans(_list(raw, "plan"), _table(_table(raw, "alerts"), "channels")),
     )
 
 
