@@ -11,6 +11,7 @@ listings) on a small case and reports whether their plans are equal.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from decimal import Decimal
@@ -111,4 +112,41 @@ def run(listings: int = 100_000, small: int = 28, seed: int = 11) -> dict[str, A
         "planner_small_seconds": round(fast_s, 4),
         "exhaustive_small_seconds": round(slow_s, 3),
         "equal_answers": _answer(fast) == _answer(slow),
+    }
+
+
+def run_store(
+    listings: int = 100_000, observations: int = 300_000, repeat: int = 3
+) -> dict[str, Any]:
+    """``rigscout plan --vram 64 --json`` as a whole process on a SQLite store of ``listings``
+    (bench_rank's synthetic data), next to ``rigscout rank --limit 50 --json`` on the same
+    store: the planner reuses the ranking, so the difference is what planning adds."""
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from sqlalchemy import create_engine
+
+    from bench.bench_rank import CONFIG, _database, _fill, _time
+    from db.migrate import upgrade
+
+    with _database("sqlite") as url, tempfile.TemporaryDirectory() as tmp:
+        engine = create_engine(url)
+        upgrade(engine)
+        _fill(engine, "sqlite", listings, observations)
+        engine.dispose()
+        config = Path(tmp) / "rigscout.toml"
+        config.write_text(CONFIG.format(url=url), encoding="utf-8")
+        cli = [str(Path(sys.executable).parent / "rigscout"), "--config", str(config)]
+        env = dict(os.environ)
+        rank = _time([*cli, "rank", "--limit", "50", "--json"], env, repeat)
+        plan = _time([*cli, "plan", "--vram", "64", "--json"], env, repeat)
+    return {
+        "listings": listings,
+        "observations": observations,
+        "rank_s": rank["min_s"],
+        "plan_s": plan["min_s"],
+        "plan_peak_rss_mb": plan["peak_rss_mb"],
+        "plans": len(json.loads(plan["stdout"])),
     }

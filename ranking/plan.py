@@ -139,10 +139,10 @@ def check_target(target: Target) -> None:
         raise ConfigError(f"the VRAM target must be positive, not {target.vram_gb:g} GB")
     if target.form_factor not in FORM_FACTORS:
         raise ConfigError(f"form factor must be one of {', '.join(FORM_FACTORS)}")
-    for name in ("gpus", "max_auctions", "limit"):
+    for name, least in (("gpus", 1), ("max_auctions", 0), ("limit", 1)):
         value = getattr(target, name)
-        if value is not None and value < (0 if name == "max_auctions" else 1):
-            raise ConfigError(f"{name.replace('_', '-')} must be at least 1, not {value}")
+        if value is not None and value < least:
+            raise ConfigError(f"{name.replace('_', '-')} must be at least {least}, not {value}")
     if target.budget is not None and target.budget <= 0:
         raise ConfigError(f"the budget must be positive, not {target.budget}")
 

@@ -211,3 +211,24 @@ def test_the_planner_finds_what_an_exhaustive_search_finds(seed: int):
     assert [(p.host.sku, p.gpu_sku, p.total) for p in fast] == [
         (p.host.sku, p.gpu_sku, p.total) for p in slow
     ]
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ({"gpus": 0}, "gpus must be at least 1, not 0"),
+        ({"max_auctions": -1}, "max-auctions must be at least 0, not -1"),
+        ({"limit": 0}, "limit must be at least 1, not 0"),
+        ({"budget": Decimal(0)}, "the budget must be positive"),
+        ({"form_factor": "oam"}, "form factor must be one of any, pcie, sxm2, sxm4"),
+    ],
+)
+def test_out_of_range_options_are_clear_errors(target, message):
+    with pytest.raises(ConfigError, match=message):
+        plans_for([], vram_gb=64, **target)
+
+
+def test_an_exact_card_count_is_honoured():
+    offers = [offer(T181, "700"), *[offer("nvidia-tesla-v100-sxm2-32gb", "400") for _ in range(4)]]
+    (plan,) = plans_for(offers, vram_gb=64, gpus=4)
+    assert plan.cards == 4 and plan.vram_gb == 128
