@@ -186,7 +186,7 @@ def plan_rigs(
             if key not in costs or cost < costs[key]:
                 best[key], picks[key], costs[key] = rig, found[1], cost
     plans = [build_plan(best[k], picks[k], rules, target, currency, now) for k in best]
-    return explain_plans(sort_plans(plans)[: target.limit])
+    return explain_plans(select_plans(plans, target.limit))
 
 
 def split_offers(
@@ -337,6 +337,17 @@ def plan_order(total: Decimal, host: Host, target: Target, rules: PlanRules) -> 
     profiles = load_profiles()
     topology = host.topology if host.sku != WORKSTATION else "unknown"
     return float(total) / profiles.topology_factor(topology)
+
+
+def select_plans(plans: Iterable[Plan], limit: int) -> list[Plan]:
+    """The ``limit`` plans to show, best first: the best host for each GPU model before a
+    second host for any of them, so the list compares GPUs the way the guides do."""
+    first: list[Plan] = []
+    rest: list[Plan] = []
+    for plan in sort_plans(plans):
+        seen = any(p.gpu_sku == plan.gpu_sku for p in first)
+        (rest if seen else first).append(plan)
+    return sort_plans([*first, *rest][:limit])
 
 
 def sort_plans(plans: Iterable[Plan]) -> list[Plan]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ranking.plan import build_plan, check_target, fitting_gpus, sort_plans, split_offers
+from ranking.plan import build_plan, check_target, fitting_gpus, select_plans, split_offers
 from ranking.plan_explain import explain_plans
 from ranking.plan_fit import check_rig
 
@@ -58,4 +58,4 @@ def plan_rigs_exhaustive(
     plans = [
         build_plan(rig, chosen, rules, target, currency, now) for _, _, rig, chosen in best.values()
     ]
-    return explain_plans(sort_plans(plans)[: target.limit])
+    return explain_plans(select_plans(plans, target.limit))

@@ -49,6 +49,11 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
         ws = rules.workstation
         if cards > ws.risers_above:
             warnings.append(f"{cards} cards in a desktop need riser cables or an open frame")
+    elif rules.fit(gpu.sku).cooling == "active":
+        warnings.append(
+            "fan-cooled cards in a server: check its GPU power cables and the cards' height "
+            "(guide 002: servers are rarely built for consumer GPUs)"
+        )
     if host.power_supply == "ocp-12v":
         warnings.append(f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}")
     elif host.power_supply == "none":

@@ -232,3 +232,14 @@ def test_an_exact_card_count_is_honoured():
     offers = [offer(T181, "700"), *[offer("nvidia-tesla-v100-sxm2-32gb", "400") for _ in range(4)]]
     (plan,) = plans_for(offers, vram_gb=64, gpus=4)
     assert plan.cards == 4 and plan.vram_gb == 128
+
+
+def test_consumer_cards_in_a_server_carry_a_warning():
+    offers = [
+        offer("supermicro-sys-4028gr-trt2", "900"),
+        *[offer("nvidia-rtx-3060-12gb", "200") for _ in range(6)],
+    ]
+    assert plans_for(offers, vram_gb=72) == []  # llm-inference: 16 GB a card at least
+    plans = plans_for(offers, vram_gb=72, profile="capacity")
+    server = next(p for p in plans if p.host.sku != "workstation")
+    assert any(w.startswith("fan-cooled cards in a server") for w in server.warnings)
