@@ -84,7 +84,7 @@ def render_plan_deal(name: str, plan: Plan, now: datetime, listing_id: int) -> D
     return Deal(
         listing_id=listing_id,
         item_id=anchor.item_id or "",
-        marketplace="EBAY_US",
+        marketplace=anchor.marketplace,
         title=f"Rig plan {name!r}: {summary(plan)}, {plan.vram_gb:g} GB VRAM",
         url=anchor.url or "",
         sku=plan.host.sku,

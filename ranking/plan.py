@@ -62,6 +62,7 @@ class Offer:
     freight_estimated: bool = False
     includes: tuple[Included, ...] = ()
     notes: tuple[str, ...] = ()  # the ranker's warning flags, as a buyer reads them
+    marketplace: str = "EBAY_US"
 
     @property
     def price(self) -> Decimal:
@@ -102,8 +103,9 @@ class PlanPart:
     price_basis: str = "fixed"
     end_time: datetime | None = None
     freight_estimated: bool = False
-    included: int = 0
-    listing_id: int | None = None  # a server's GPUs that come with it
+    included: int = 0  # a server's GPUs that come with it
+    listing_id: int | None = None
+    marketplace: str = "EBAY_US"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,9 @@ def check_target(target: Target) -> None:
             raise ConfigError(f"{name.replace('_', '-')} must be at least {least}, not {value}")
     if target.budget is not None and target.budget <= 0:
         raise ConfigError(f"the budget must be positive, not {target.budget}")
+    ws = target.workstation
+    if ws is not None and min(ws.gpu_slots, ws.slot_width, ws.psu_watts) <= 0:
+        raise ConfigError("the workstation's slots, slot width and PSU watts must be positive")
 
 
 def plan_rigs(
@@ -382,6 +387,7 @@ def _host_part(host: Host) -> PlanPart:
         freight_estimated=offer.freight_estimated,
         included=host.included_units,
         listing_id=offer.listing_id,
+        marketplace=offer.marketplace,
     )
 
 
@@ -398,4 +404,5 @@ def _gpu_part(offer: Offer, gpu: Sku) -> PlanPart:
         end_time=offer.end_time,
         freight_estimated=offer.freight_estimated,
         listing_id=offer.listing_id,
+        marketplace=offer.marketplace,
     )

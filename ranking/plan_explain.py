@@ -131,7 +131,10 @@ def _edges(plan: Plan, other: Plan) -> list[str]:
     if plan.fp16_tflops > 0 and other.fp16_tflops == 0:
         edges.append("usable FP16")
     elif plan.fp16_tflops > other.fp16_tflops * 1.1:
-        edges.append(f"{plan.fp16_tflops / other.fp16_tflops:.1f}x the FP16 TFLOP/s")
+        ratio = plan.fp16_tflops / other.fp16_tflops
+        edges.append(
+            f"{ratio:.0f}x the FP16 TFLOP/s" if ratio >= 10 else f"{ratio:.1f}x the FP16 TFLOP/s"
+        )
     mine, theirs = TOPOLOGY_RANK.get(plan.topology, 3), TOPOLOGY_RANK.get(other.topology, 3)
     if mine < theirs:
         edges.append(TOPOLOGY.get(plan.topology, plan.topology))

@@ -69,6 +69,7 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         freight_estimated=deal.freight_estimated,
         includes=tuple(includes),
         notes=tuple(f.label for f in deal.flags if f.severity == "warn"),
+        marketplace=deal.marketplace,
     )
 
 

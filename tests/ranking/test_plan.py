@@ -243,3 +243,8 @@ def test_consumer_cards_in_a_server_carry_a_warning():
     plans = plans_for(offers, vram_gb=72, profile="capacity")
     server = next(p for p in plans if p.host.sku != "workstation")
     assert any(w.startswith("fan-cooled cards in a server") for w in server.warnings)
+
+
+def test_a_workstation_without_slots_is_a_clear_error():
+    with pytest.raises(ConfigError, match="workstation's slots"):
+        plans_for([], vram_gb=24, workstation=_ws(gpu_slots=0))
