@@ -5,7 +5,7 @@ flags; ``rigscout/plans.py`` builds them from ``load_ranking``) and returns the 
 (host SKU, GPU SKU) pair, best first: a host (a server or board listing, or your own
 workstation) plus GPU listings of one SKU. What fits where is ``ranking/plan_fit.py``'s rule.
 
-The search: per GPU SKU, a 0/1 knapsack over its listings gives the cheapest way to buy
+The search: per GPU SKU, a 0/1 knapsack (``plan_cheapest.py``) gives the cheapest way to buy
 exactly ``u`` cards (lots count per unit) with at most ``a`` running auctions; only the
 cheapest ``slots // lot size`` listings of each lot size can matter, so 100,000 listings
 shrink to a few dozen per SKU. Per host model only its cheapest listing (and cheapest
