@@ -14,7 +14,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from db.models import AlertRow
 from rigscout.errors import AlertError
@@ -32,6 +32,7 @@ PENDING, SENDING, SENT = "pending", "sending", "sent"
 OPEN = (PENDING, SENDING)
 CENT = Decimal("0.01")
 ERROR_LIMIT = 2000
+PLAN_RULE = "plan:"  # saved-plan alerts (alerts/plan_outbox.py) share the outbox, not its dedupe
 
 
 def rule_channels(rule: AlertRule) -> Sequence[str]:
@@ -112,6 +113,7 @@ def load_open_alert(session: Session, listing_id: int, channel: str) -> AlertRow
     query = select(AlertRow).where(
         AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status.in_(OPEN)
     )
+    query = query.where(or_(AlertRow.rule.is_(None), ~AlertRow.rule.startswith(PLAN_RULE)))
     return session.scalars(query.order_by(AlertRow.id).limit(1)).first()
 
 
@@ -120,6 +122,7 @@ def load_last_sent(session: Session, listing_id: int, channel: str) -> AlertRow 
     query = select(AlertRow).where(
         AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status == SENT
     )
+    query = query.where(or_(AlertRow.rule.is_(None), ~AlertRow.rule.startswith(PLAN_RULE)))
     return session.scalars(query.order_by(AlertRow.sent_at.desc(), AlertRow.id.desc())).first()
 
 

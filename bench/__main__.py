@@ -15,12 +15,16 @@ BENCHMARKS = {
     "rank": ("bench.bench_rank", {}),
     "rank-postgres": ("bench.bench_rank", {"backend": "postgres"}),
     "export": ("bench.bench_export", {}),
+    "plan": ("bench.bench_plan", {}),
+    "plan-store": ("bench.bench_plan", {"function": "run_store"}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
     "rank": {"listings": 10_000, "observations": 100_000},
     "rank-postgres": {"listings": 10_000, "observations": 100_000, "backend": "postgres"},
     "export": {"observations": 100_000},
+    "plan": {"listings": 10_000},
+    "plan-store": {"listings": 10_000, "observations": 30_000},
 }
 
 
@@ -37,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick:
             kwargs = {**kwargs, **QUICK.get(name, {})}
         started = time.perf_counter()
-        result = importlib.import_module(module_name).run(**kwargs)
+        kwargs = dict(kwargs)
+        function = kwargs.pop("function", "run")
+        result = getattr(importlib.import_module(module_name), function)(**kwargs)
         result["wall_seconds"] = round(time.perf_counter() - started, 2)
         print(json.dumps({"benchmark": name, **result}, default=str), flush=True)
     return 0

@@ -724,3 +724,8 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
             run_now=run_now,
         )
     )
+
+
+import rigscout.cli_plan  # noqa: E402  (registered last: it imports this module)
+
+cli.add_command(rigscout.cli_plan.plan)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from platformdirs import user_data_dir
 
 from ranking.catalog_user import parse_catalog_section
+from rigscout.config_plans import SavedPlan, parse_saved_plans
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
 
@@ -151,6 +152,7 @@ class Settings:
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     config_path: Path | None = None
     catalog_extra: tuple[Path, ...] = ()  # the user's own catalog files ([catalog] extra)
+    plans: tuple[SavedPlan, ...] = ()  # [[plan]]: rigscout/config_plans.py
 
 
 def default_database_url(cwd: Path) -> str:
@@ -205,6 +207,7 @@ def _settings_from(
         schedule=_schedule(_table(raw, "schedule")),
         config_path=path,
         catalog_extra=parse_catalog_section(_table(raw, "catalog"), path.parent if path else cwd),
+        plans=parse_saved_plans(_list(raw, "plan"), _table(_table(raw, "alerts"), "channels")),
     )
 
 

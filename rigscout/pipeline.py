@@ -30,6 +30,7 @@ from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from ranking.rank import RankFilters
 from rigscout.deals import load_ranking
 from rigscout.errors import CollectError
+from rigscout.plan_alerts import save_plan_alerts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -297,6 +298,7 @@ def _alert(
             save_pending_alerts(
                 session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id
             )
+            save_plan_alerts(session, settings, now=now(), run_id=run_id)
             report = send_pending(session, notifiers, now=now(), dry_run=True)
             session.rollback()
             return report
@@ -304,6 +306,7 @@ def _alert(
         save_pending_alerts(
             session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id
         )
+        save_plan_alerts(session, settings, now=now(), run_id=run_id)
     with Session(engine) as session:
         return send_pending(session, notifiers, now=now())
 

@@ -1,0 +1,101 @@
+"""Saved-plan alerts in the outbox: once per plan and channel, again only for a cheaper rig.
+
+A row's ``rule`` is ``plan:<name>`` and its ``landed_unit_price`` the rig's total; it points at
+the rig's host listing (or its first GPU listing for your own workstation). The payload is an
+ordinary deal snapshot, so the email and Discord channels send it like any deal.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from alerts.outbox import CENT, OPEN, PENDING, PLAN_RULE, SENT, render_snapshot
+from db.models import AlertRow
+from ranking.plan_explain import summary
+from ranking.plan_render import render_plan_text
+from rigscout.models import BuyingFormat, Category, Deal
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+    from ranking.plan import Plan
+
+
+def save_pending_plan_alert(
+    session: Session,
+    name: str,
+    channels: Sequence[str],
+    plan: Plan,
+    *,
+    now: datetime,
+    run_id: int | None = None,
+) -> int:
+    """Enqueue ``plan`` (the best rig for the saved plan ``name``) on each channel where it is
+    cheaper than the rig last sent; refresh an unsent row instead. Returns rows added."""
+    rule = f"{PLAN_RULE}{name}"[:100]
+    total = plan.total.quantize(CENT, ROUND_HALF_UP)
+    anchor = next((p.listing_id for p in plan.parts if p.listing_id is not None), None)
+    if anchor is None:
+        return 0
+    added = 0
+    for channel in channels:
+        row = _row(session, rule, channel, OPEN)
+        if row is None:
+            last = _row(session, rule, channel, (SENT,))
+            if (
+                last is not None
+                and last.currency == plan.currency
+                and total >= last.landed_unit_price
+            ):
+                continue
+            row = AlertRow(channel=channel, status=PENDING, attempts=0, rule=rule, created_at=now)
+            session.add(row)
+            added += 1
+        row.listing_id = anchor
+        row.landed_unit_price = total
+        row.currency = plan.currency
+        row.run_id = run_id
+        row.payload = render_snapshot(render_plan_deal(name, plan, now, anchor))
+    session.flush()
+    return added
+
+
+def _not_cheaper(last: AlertRow | None, total: Decimal, currency: str) -> bool:
+    """A rig is alerted again only when it costs less than the one last sent."""
+    return last is not None and last.currency == currency and total >= last.landed_unit_price
+
+
+def _row(session: Session, rule: str, channel: str, statuses: Sequence[str]) -> AlertRow | None:
+    query = select(AlertRow).where(
+        AlertRow.rule == rule, AlertRow.channel == channel, AlertRow.status.in_(statuses)
+    )
+    return session.scalars(query.order_by(AlertRow.id.desc()).limit(1)).first()
+
+
+def render_plan_deal(name: str, plan: Plan, now: datetime, listing_id: int) -> Deal:
+    """The plan as the deal the channels render: its parts, links and warnings in the text."""
+    anchor = next(p for p in plan.parts if p.listing_id == listing_id)
+    return Deal(
+        listing_id=listing_id,
+        item_id=anchor.item_id or "",
+        marketplace=anchor.marketplace,
+        title=f"Rig plan {name!r}: {summary(plan)}, {plan.vram_gb:g} GB VRAM",
+        url=anchor.url or "",
+        sku=plan.host.sku,
+        sku_name=summary(plan),
+        category=Category.SERVER,
+        quantity=1,
+        buying_format=BuyingFormat.BUY_IT_NOW,
+        landed_unit_price=plan.total,
+        currency=plan.currency,
+        shipping_known=not any(p.freight_estimated for p in plan.parts),
+        score=0.0,
+        reason="; ".join(line.strip() for line in render_plan_text(1, plan, now).splitlines()[1:]),
+        freight_estimated=any(p.freight_estimated for p in plan.parts),
+    )

@@ -1,0 +1,145 @@
+"""The words of a plan: its warnings, and one sentence on why it beats the next plan."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ranking.explain import TOPOLOGY, render_money, render_time_left
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from ranking.plan import Offer, Plan
+    from ranking.plan_fit import Rig
+    from ranking.plan_rules import PlanRules
+
+# How well GPUs talk to each other, best first (a workstation's consumer PCIe is last).
+TOPOLOGY_RANK = {"nvlink": 0, "single-root": 1, "split-root": 2}
+
+
+def plan_warnings(
+    rig: Rig, bought: Sequence[Offer], rules: PlanRules, now: datetime | None
+) -> tuple[str, ...]:
+    """What a buyer must know before buying the rig, host first, then each listing."""
+    host = rig.host
+    warnings = [*_host_warnings(rig, rules)]
+    offers = ([host.offer] if host.offer else []) + list(bought)
+    if rig.gpu.needs_host:
+        warnings += [_heatsinks(o, rules) for o in offers if _says_no_heatsink(o, rules)]
+    for offer in offers:
+        if offer.price_basis == "predicted":
+            warnings.append(_auction(offer, now))
+        if offer.freight_estimated:
+            warnings.append(
+                f"freight estimated for item {offer.item_id}: the listing gives no shipping cost"
+            )
+        warnings += [f"item {offer.item_id}: {note}" for note in offer.notes]
+    return tuple(warnings)
+
+
+def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
+    host, gpu, cards = rig.host, rig.gpu, rig.cards
+    warnings = []
+    if host.offer is None:
+        warnings.append(
+            "your own workstation is not priced: CPU, board, RAM, case and PSU are yours"
+        )
+        ws = rules.workstation
+        if cards > ws.risers_above:
+            warnings.append(f"{cards} cards in a desktop need riser cables or an open frame")
+    elif rules.fit(gpu.sku).cooling == "active":
+        warnings.append(
+            "fan-cooled cards in a server: check its GPU power cables and the cards' height "
+            "(guide 002: servers are rarely built for consumer GPUs)"
+        )
+    if host.power_supply == "ocp-12v":
+        warnings.append(f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}")
+    elif host.power_supply == "none":
+        warnings.append(f"a bare GPU board: {host.notes or 'it needs a chassis and PSUs'}")
+    elif host.psu_watts is None:
+        warnings.append(
+            f"PSU watts of the {host.name.split(' (')[0]} not in the catalog: check it carries "
+            f"{cards} x {gpu.tdp_w or '?'} W"
+        )
+    if rig.power_limited:
+        warnings.append(
+            f"power-limit the cards to {rules.power_limit:.0%} of TDP (nvidia-smi -pl): "
+            f"{cards} x {gpu.tdp_w} W is more than the {host.psu_watts} W PSU less "
+            f"{rules.system_reserve_w} W for the rest of the system"
+        )
+    return warnings
+
+
+def _says_no_heatsink(offer: Offer, rules: PlanRules) -> bool:
+    title = offer.title.lower()
+    return any(phrase in title for phrase in rules.no_heatsink)
+
+
+def _heatsinks(offer: Offer, rules: PlanRules) -> str:
+    return f"SXM heatsinks not included: item {offer.item_id} says so; budget a heatsink per module"
+
+
+def _auction(offer: Offer, now: datetime | None) -> str:
+    when = ""
+    if offer.end_time is not None:
+        left = render_time_left(offer.end_time, now) if now else offer.end_time.isoformat()
+        when = f", ends in {left}" if now else f", ends {left}"
+    return f"auction not yet won: item {offer.item_id} priced at its predicted end{when}"
+
+
+def summary(plan: Plan) -> str:
+    """``Gigabyte T181-G20 + 4x NVIDIA Tesla V100 SXM2 16GB``."""
+    host = "your workstation" if plan.host.item_id is None else plan.host.name.split(" (")[0]
+    return f"{host} + {plan.cards}x {plan.gpu_name}"
+
+
+def explain_plans(plans: Sequence[Plan]) -> list[Plan]:
+    """Each plan with its sentence, comparing it with the plan after it."""
+    explained = []
+    for i, plan in enumerate(plans):
+        following = plans[i + 1] if i + 1 < len(plans) else None
+        explained.append(replace(plan, explanation=render_explanation(plan, following)))
+    return explained
+
+
+def render_explanation(plan: Plan, following: Plan | None) -> str:
+    """Why ``plan`` comes before ``following`` (the next plan), in one sentence."""
+    what = f"{plan.vram_gb:g} GB of VRAM for {render_money(plan.total, plan.currency)}"
+    if following is None:
+        return f"{what}; the last plan shown (raise --limit to see more)."
+    other = f"{summary(following)} at {render_money(following.total, following.currency)}"
+    gap = following.total - plan.total
+    edges = _edges(plan, following)
+    if gap > 0:
+        lead = f"{render_money(gap, plan.currency)} less than the next plan, {other}"
+    elif gap == 0:
+        lead = f"the same price as the next plan, {other}"
+    else:
+        more = render_money(-gap, plan.currency)
+        lead = f"{more} more than the next plan, {other}, but training counts its topology"
+    tail = f", and {' and '.join(edges)}" if edges else ""
+    return f"{what}: {lead}{tail}."
+
+
+def _edges(plan: Plan, other: Plan) -> list[str]:
+    """What else ``plan`` has over ``other``."""
+    edges = []
+    if plan.vram_gb > other.vram_gb:
+        edges.append(f"{plan.vram_gb - other.vram_gb:g} GB more VRAM")
+    if plan.fp16_tflops > 0 and other.fp16_tflops == 0:
+        edges.append("usable FP16")
+    elif plan.fp16_tflops > other.fp16_tflops * 1.1:
+        ratio = plan.fp16_tflops / other.fp16_tflops
+        edges.append(
+            f"{ratio:.0f}x the FP16 TFLOP/s" if ratio >= 10 else f"{ratio:.1f}x the FP16 TFLOP/s"
+        )
+    mine, theirs = TOPOLOGY_RANK.get(plan.topology, 3), TOPOLOGY_RANK.get(other.topology, 3)
+    if mine < theirs:
+        edges.append(TOPOLOGY.get(plan.topology, plan.topology))
+    if plan.auctions < other.auctions:
+        edges.append("fewer auctions to win")
+    if len(plan.warnings) < len(other.warnings):
+        edges.append("fewer warnings")
+    return edges[:3]

@@ -1,0 +1,123 @@
+"""Plans as a buyer reads them (text) and as scripts read them (the ``plan --json`` contract)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ranking.explain import render_money, render_time_left
+from ranking.plan_explain import summary
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+    from decimal import Decimal
+
+    from ranking.plan import Plan, PlanPart
+
+TOPOLOGY_WORDS = {
+    "nvlink": "NVLink",
+    "single-root": "single-root PCIe",
+    "split-root": "split-root PCIe",
+}
+
+
+def render_plan_json(plan: Plan) -> dict[str, object]:
+    """One plan as JSON values: money as numbers in ``currency``, every listing's item id."""
+    host = plan.host
+    gpus: dict[str, dict[str, object]] = {}
+    listings: dict[str, list[dict[str, object]]] = {}
+    if host.included:
+        gpus[plan.gpu_sku] = {"sku": plan.gpu_sku, "quantity": host.included, "item_ids": []}
+        listings[plan.gpu_sku] = []
+    for part in plan.gpus:
+        entry = gpus.setdefault(part.sku, {"sku": part.sku, "quantity": 0, "item_ids": []})
+        entry["quantity"] = int(str(entry["quantity"])) + part.units
+        entry["item_ids"] = [*_ids(entry["item_ids"]), part.item_id]
+        listings.setdefault(part.sku, []).append(_part_json(part))
+    for sku, entry in gpus.items():
+        entry["name"] = plan.gpu_name
+        entry["included_with_host"] = host.included if sku == plan.gpu_sku else 0
+        entry["listings"] = listings.get(sku, [])
+    return {
+        "total": _money(plan.total),
+        "currency": plan.currency,
+        "vram_gb": plan.vram_gb,
+        "fp16_tflops": plan.fp16_tflops,
+        "bandwidth_gbs": plan.bandwidth_gbs,
+        "host": {
+            "sku": host.sku,
+            "name": host.name,
+            "item_id": host.item_id,
+            "price": _money(host.price),
+            "url": host.url,
+            "price_basis": host.price_basis if host.item_id else None,
+            "end_time": host.end_time.isoformat() if host.end_time else None,
+            "freight_estimated": host.freight_estimated,
+        },
+        "gpus": list(gpus.values()),
+        "per_vram_gb": _money(plan.per_vram_gb),
+        "per_fp16_tflops": _money(plan.per_fp16_tflops),
+        "topology": plan.topology,
+        "warnings": list(plan.warnings),
+        "explanation": plan.explanation,
+    }
+
+
+def _ids(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _money(amount: Decimal | None) -> float | None:
+    return None if amount is None else float(str(amount))
+
+
+def _part_json(part: PlanPart) -> dict[str, object]:
+    return {
+        "item_id": part.item_id,
+        "url": part.url,
+        "units": part.units,
+        "price": _money(part.price),
+        "price_basis": part.price_basis,
+        "end_time": part.end_time.isoformat() if part.end_time else None,
+        "freight_estimated": part.freight_estimated,
+    }
+
+
+def render_plans_text(plans: Sequence[Plan], now: datetime) -> str:
+    """The plans, numbered, each with its parts, links, totals, warnings and sentence."""
+    return "\n\n".join(render_plan_text(i, plan, now) for i, plan in enumerate(plans, 1))
+
+
+def render_plan_text(number: int, plan: Plan, now: datetime) -> str:
+    money = render_money(plan.total, plan.currency)
+    lines = [f"{number}. {summary(plan)}: {money} landed"]
+    figures = [
+        f"{plan.vram_gb:g} GB VRAM",
+        f"{plan.fp16_tflops:g} FP16 TFLOP/s",
+        f"{plan.bandwidth_gbs:,.0f} GB/s",
+    ]
+    if plan.per_vram_gb is not None:
+        figures.append(f"{render_money(plan.per_vram_gb, plan.currency)}/GB")
+    if plan.per_fp16_tflops is not None:
+        figures.append(f"{render_money(plan.per_fp16_tflops, plan.currency)}/TFLOP/s")
+    figures.append(TOPOLOGY_WORDS.get(plan.topology, plan.topology))
+    lines.append("   " + " · ".join(figures))
+    lines += [_part_line(part, plan.currency, now) for part in plan.parts]
+    lines += [f"   ! {warning}" for warning in plan.warnings]
+    lines.append(f"   Why: {plan.explanation}")
+    return "\n".join(lines)
+
+
+def _part_line(part: PlanPart, currency: str, now: datetime) -> str:
+    if part.item_id is None:
+        return f"   host  {part.name} ({render_money(part.price, currency)}: you have it)"
+    what = f"{part.units}x {part.name}" if part.role == "gpu" else part.name.split(" (")[0]
+    if part.included:
+        what += f" with {part.included} GPUs"
+    price = render_money(part.price, currency)
+    if part.price_basis == "predicted":
+        left = f", {render_time_left(part.end_time, now)} left" if part.end_time else ""
+        price = f"~{price} (auction, predicted end{left})"
+    if part.freight_estimated:
+        price += " incl. estimated freight"
+    return f"   {part.role:<4}  {what}: {price}  {part.url}"

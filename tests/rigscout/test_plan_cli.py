@@ -1,0 +1,129 @@
+"""`rigscout plan` on the demo, and saved [[plan]] targets alerting through the outbox."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from db.models import AlertRow
+from rigscout.cli import cli
+from tests.rigscout.helpers import DEMO, engine_url, write_config
+from tests.support.webhook_server import running_webhook_server
+
+HOOK_ENV = "TEST_RIGSCOUT_HOOK"
+PLAN_KEYS = {
+    "total",
+    "currency",
+    "vram_gb",
+    "fp16_tflops",
+    "bandwidth_gbs",
+    "host",
+    "gpus",
+    "per_vram_gb",
+    "per_fp16_tflops",
+    "topology",
+    "warnings",
+    "explanation",
+}
+SAVED_PLAN = f"""
+[alerts.channels.chat]
+type = "discord"
+webhook_url_env = "{HOOK_ENV}"
+
+[[alerts.rule]]
+name = "under-market"
+min_discount = 0.15
+channels = ["chat"]
+
+[[plan]]
+name = "node"
+vram_gb = 64
+budget = 1500
+channels = ["chat"]
+"""
+
+
+def invoke(config, *args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(
+        cli, ["--config", str(config), *args], env=env, catch_exceptions=False
+    )
+
+
+def test_plan_on_the_demo_gives_complete_rigs_a_guide_reader_would_build(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+    assert invoke(config, "run", "--offline", str(DEMO), "--no-alerts").exit_code == 0
+
+    result = invoke(config, "plan", "--vram", "64", "--json")
+    assert result.exit_code == 0, result.output
+    plans = json.loads(result.output)
+    assert 1 <= len(plans) <= 5
+    assert all(set(p) == PLAN_KEYS for p in plans)
+    totals = [p["total"] for p in plans]
+    assert totals == sorted(totals)  # llm-inference: cheapest first
+    for p in plans:
+        assert p["vram_gb"] >= 64
+        assert {"sku", "item_id", "price"} <= set(p["host"])
+        assert all({"sku", "quantity", "item_ids"} <= set(g) for g in p["gpus"])
+        bought = sum(len(g["item_ids"]) for g in p["gpus"])
+        assert p["total"] >= p["host"]["price"] and (bought or p["host"]["item_id"])
+        if any("sxm2" in g["sku"] for g in p["gpus"]):
+            assert p["host"]["sku"] in {"gigabyte-t181-g20", "dell-poweredge-c4140"}
+        assert p["explanation"]
+    t181 = [p for p in plans if p["host"]["sku"] == "gigabyte-t181-g20"]
+    assert t181 and any(w.startswith("power shelf needed") for w in t181[0]["warnings"])
+
+    text = invoke(config, "plan", "--vram", "64", "--limit", "2")
+    assert text.output.startswith("1. ") and text.output.count("Why: ") == 2
+    assert "https://www.ebay.com/itm/" in text.output
+
+
+def test_a_target_no_listing_reaches_says_so(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+    result = invoke(config, "plan", "--vram", "64", "--budget", "10")
+    assert result.exit_code == 0
+    assert "No complete rig reaches that target" in result.output
+
+
+def test_a_saved_plan_alerts_once_and_again_only_for_a_cheaper_rig(engine, tmp_path):
+    with running_webhook_server() as hook:
+        config = write_config(tmp_path, engine_url(engine), extra=SAVED_PLAN)
+        env = {HOOK_ENV: hook.webhook_url()}
+        assert invoke(config, "run", "--offline", str(DEMO), env=env).exit_code == 0
+        sent = _plan_rows(engine)
+        assert [(r.status, r.channel) for r in sent] == [("sent", "chat")]
+        assert "Rig plan 'node'" in json.dumps(hook.delivered)
+        deal_alerts = _deal_rows(engine)
+        assert deal_alerts  # the deal rule still alerts, beside the plan
+
+        assert invoke(config, "run", "--offline", str(DEMO), env=env).exit_code == 0
+        assert len(_plan_rows(engine)) == 1  # the same rig: no second alert
+        assert len(_deal_rows(engine)) == len(deal_alerts)
+
+        with Session(engine) as session, session.begin():
+            row = session.get(AlertRow, sent[0].id)
+            assert row is not None
+            row.landed_unit_price += 100  # the rig last alerted cost more than today's
+        assert invoke(config, "run", "--offline", str(DEMO), env=env).exit_code == 0
+        assert [r.status for r in _plan_rows(engine)] == ["sent", "sent"]
+        assert len(_deal_rows(engine)) == len(deal_alerts)
+
+
+def _plan_rows(engine) -> list[AlertRow]:
+    with Session(engine) as session:
+        query = select(AlertRow).where(AlertRow.rule == "plan:node").order_by(AlertRow.id)
+        return list(session.scalars(query))
+
+
+def _deal_rows(engine) -> list[AlertRow]:
+    with Session(engine) as session:
+        return list(session.scalars(select(AlertRow).where(AlertRow.rule == "under-market")))
+
+
+def test_a_bad_saved_plan_is_one_clear_line_and_exit_code_2(tmp_path):
+    config = write_config(tmp_path, "sqlite://", extra='[[plan]]\nname = "x"\nvram = 64\n')
+    result = invoke(config, "plan", "--vram", "64")
+    assert result.exit_code == 2
+    assert "[[plan]] 'x': unknown keys vram" in result.output
