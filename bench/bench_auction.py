@@ -1,0 +1,206 @@
+"""Backtest: how close the auction-end prediction comes 24 h, 6 h and 1 h before the end.
+
+Run ``python -m bench auction`` (or ``python bench/bench_auction.py [--write-prior]``). On the
+628 real eBay auctions of ``../shared/ebay-samples/datasets/auction_bid_histories_2003.csv``,
+10-fold cross-validated (each auction is predicted by a model fitted on the other nine tenths,
+its item's market median taken from those too), it prints the mean absolute % error of
+
+- the model (``ranking/auction.py``), with the item's market median and without it;
+- baseline "current bid": the auction ends at the price shown now;
+- baseline "market median": the auction ends at its item's median final price;
+
+and how often the final price fell inside the predicted low–high range. It then runs the demo
+(``fixtures/demo``) into a fresh SQLite store and counts the auctions it watched to the end with
+an observation before that end (the backtest set there). ``--write-prior`` refits the model on all
+628 auctions and writes ``ranking/auction_prior.toml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ranking.auction import PRIOR, fit_auction_model, render_prior
+from ranking.auction_bids import parse_bid_histories, snapshots_of
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ranking.auction import AuctionModel, AuctionSnapshot
+    from ranking.auction_bids import BidHistory
+
+ROOT = Path(__file__).resolve().parents[1]
+HISTORIES = ROOT.parent / "shared" / "ebay-samples" / "datasets" / "auction_bid_histories_2003.csv"
+# The moments a watcher looks at, in hours before the end (learning uses them all).
+GRID = (0.1, 0.25, 0.5, 1, 1.5, 3, 4, 6, 8, 12, 18, 24, 36, 48, 72, 96, 120, 144)
+HORIZONS = (24.0, 6.0, 1.0)
+FOLDS = 10
+
+
+def run(folds: int = FOLDS) -> dict[str, Any]:
+    histories = load_histories()
+    result: dict[str, Any] = {
+        "auctions": len(histories),
+        "rebuilt_final_matches": rebuilt_matches(histories),
+        "folds": folds,
+    }
+    result.update(backtest(histories, folds))
+    result["demo"] = demo_watched()
+    return result
+
+
+def load_histories(path: Path = HISTORIES) -> list[BidHistory]:
+    return parse_bid_histories(path.read_text("utf-8"))
+
+
+def rebuilt_matches(histories: Sequence[BidHistory]) -> str:
+    """How many finals the second-price rule rebuilds from the proxy bids to the cent."""
+    hits = sum(_final_seen(h) == h.final for h in histories)
+    return f"{hits}/{len(histories)}"
+
+
+def _final_seen(history: BidHistory) -> Decimal:
+    from ranking.auction_bids import visible_price
+
+    return visible_price(history, history.duration)[0]
+
+
+def item_medians(histories: Sequence[BidHistory], skip: str | None = None) -> dict[str, Decimal]:
+    """Each item's median final price, leaving out auction ``skip``."""
+    finals: dict[str, list[Decimal]] = {}
+    for h in histories:
+        if h.auction_id != skip:
+            finals.setdefault(h.item, []).append(h.final)
+    return {item: statistics.median(prices) for item, prices in finals.items()}
+
+
+def training_snapshots(histories: Sequence[BidHistory]) -> list[AuctionSnapshot]:
+    """Every grid moment of every auction, its market the median of the *other* auctions."""
+    by_item: dict[str, list[BidHistory]] = {}
+    for h in histories:
+        by_item.setdefault(h.item, []).append(h)
+    shots = []
+    for h in histories:
+        others = [o.final for o in by_item[h.item] if o is not h]
+        market = statistics.median(others) if others else None
+        shots += snapshots_of(h, GRID, market)
+    return shots
+
+
+def backtest(histories: Sequence[BidHistory], folds: int) -> dict[str, Any]:
+    errors: dict[str, dict[str, list[float]]] = {}
+    inside: dict[str, list[bool]] = {}
+    for fold in range(folds):
+        test = histories[fold::folds]
+        train = [h for i, h in enumerate(histories) if i % folds != fold]
+        model = fit_auction_model(training_snapshots(train))
+        medians = item_medians(train)
+        for h in test:
+            for shot in snapshots_of(h, HORIZONS, medians.get(h.item)):
+                _score(model, shot, errors, inside)
+    return {
+        "mape_pct": {
+            name: {f"{hours:g}h": _mean(v) for hours, v in _by_horizon(per).items()}
+            for name, per in errors.items()
+        },
+        "range_coverage_pct": {k: round(100 * sum(v) / len(v), 1) for k, v in inside.items()},
+        "snapshots": {k: len(v) for k, v in inside.items()},
+    }
+
+
+def _score(
+    model: AuctionModel,
+    shot: AuctionSnapshot,
+    errors: dict[str, dict[str, list[float]]],
+    inside: dict[str, list[bool]],
+) -> None:
+    hours = f"{shot.time_left.total_seconds() / 3600:g}"
+    args = {"current_bid": shot.current, "bids": shot.bids, "time_left": shot.time_left}
+    with_market = model.predict(**args, market=shot.market)
+    bid_only = model.predict(**args, market=None)
+    guesses = {
+        "model": with_market.mid,
+        "model_without_market": bid_only.mid,
+        "baseline_current_bid": shot.current,
+        "baseline_market_median": shot.market or shot.current,
+    }
+    for name, guess in guesses.items():
+        ape = float(abs(guess - shot.final) / shot.final) * 100
+        errors.setdefault(name, {}).setdefault(hours, []).append(ape)
+    inside.setdefault(f"{hours}h", []).append(with_market.low <= shot.final <= with_market.high)
+
+
+def _by_horizon(per: dict[str, list[float]]) -> dict[float, list[float]]:
+    return {float(h): v for h, v in sorted(per.items(), key=lambda kv: -float(kv[0]))}
+
+
+def _mean(values: list[float]) -> float:
+    return round(sum(values) / len(values), 1)
+
+
+def demo_watched() -> dict[str, Any]:
+    """Run the demo into a fresh store; count its finished auctions with a history."""
+    from sqlalchemy.orm import Session
+
+    from db.auction_rows import load_watched_auctions
+    from db.engine import open_engine
+
+    starter = (ROOT / "rigscout" / "starter.toml").read_text("utf-8")
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/demo.db"
+        config = Path(tmp) / "rigscout.toml"
+        config.write_text(starter.replace('url = "sqlite:///rigscout.db"', f'url = "{url}"'))
+        demo = str(ROOT / "fixtures" / "demo")
+        command = ["--config", str(config), "run", "--offline", demo, "--no-alerts"]
+        subprocess.run([sys.executable, "-m", "rigscout", *command], check=True, capture_output=True)
+        engine = open_engine(url)
+        with Session(engine) as session:
+            watched = load_watched_auctions(session, since=datetime(2000, 1, 1, tzinfo=UTC))
+        engine.dispose()
+    return {
+        "finished_auctions": len(watched),
+        "with_an_observation_before_the_end": sum(bool(w.snapshots) for w in watched),
+    }
+
+
+def write_prior(path: Path = PRIOR) -> AuctionModel:
+    histories = load_histories()
+    model = fit_auction_model(training_snapshots(histories))
+    header = (
+        "The auction-end prior: ranking/auction.py's model fitted on the 628 real eBay auctions\n"
+        "(2003) of ../shared/ebay-samples/datasets/auction_bid_histories_2003.csv, the price\n"
+        "shown at each moment rebuilt from the proxy bids. Written by\n"
+        "`python bench/bench_auction.py --write-prior`; do not edit by hand.\n\n"
+        "cells: time-left bucket (0: <30m, 1: 30m-2h, 2: 2-8h, 3: 8-24h, 4: 1-3d, 5: 3d+) x\n"
+        "bids-so-far bucket (0: none, 1: 1-2, 2: 3-5, 3: 6-11, 4: 12+); low/mid/high are the\n"
+        "10th/50th/90th percentiles of final price / current bid, n the snapshots seen.\n"
+        "blends: per time-left bucket, the weight of the market median (0-1) and the spread\n"
+        "(low/high multipliers) around the blended prediction."
+    )
+    path.write_text(render_prior(model, header=header), "utf-8")
+    return model
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-prior", action="store_true", help="rewrite the prior file")
+    args = parser.parse_args(argv)
+    if args.write_prior:
+        write_prior()
+        print(f"wrote {PRIOR}")
+        return 0
+    import json
+
+    print(json.dumps(run(), indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
