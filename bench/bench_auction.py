@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from ranking.auction_bids import parse_bid_histories, snapshots_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from decimal import Decimal
 
     from ranking.auction import AuctionModel, AuctionSnapshot
     from ranking.auction_bids import BidHistory
@@ -159,7 +159,9 @@ def demo_watched() -> dict[str, Any]:
         config.write_text(starter.replace('url = "sqlite:///rigscout.db"', f'url = "{url}"'))
         demo = str(ROOT / "fixtures" / "demo")
         command = ["--config", str(config), "run", "--offline", demo, "--no-alerts"]
-        subprocess.run([sys.executable, "-m", "rigscout", *command], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "rigscout", *command], check=True, capture_output=True
+        )
         engine = open_engine(url)
         with Session(engine) as session:
             watched = load_watched_auctions(session, since=datetime(2000, 1, 1, tzinfo=UTC))

@@ -88,7 +88,12 @@ class AuctionModel:
     basis: str = "prior"
 
     def predict(
-        self, *, current_bid: Decimal, bids: int | None, time_left: timedelta, market: Decimal | None
+        self,
+        *,
+        current_bid: Decimal,
+        bids: int | None,
+        time_left: timedelta,
+        market: Decimal | None,
     ) -> AuctionPrediction:
         """The likely end of an auction at ``current_bid`` with ``bids`` and ``time_left``."""
         if current_bid <= 0:
@@ -102,9 +107,8 @@ class AuctionModel:
         mid, high = max(mid, low), max(high, mid, low)
         cell = self.cells[t][b]
         basis = self.basis if cell.n else "prior"
-        return AuctionPrediction(
-            *(_times(current_bid, x) for x in (low, mid, high)), basis, cell.n
-        )
+        low_p, mid_p, high_p = (_times(current_bid, x) for x in (low, mid, high))
+        return AuctionPrediction(low_p, mid_p, high_p, basis, cell.n)
 
     def _raw(self, t: int, b: int, market: float | None) -> tuple[float, float, float]:
         cell = self.cells[t][b]
@@ -147,8 +151,8 @@ def load_prior(path: Path = PRIOR) -> AuctionModel:
     data = tomllib.loads(path.read_text("utf-8"))
     cells = [[Cell(0, 0, 0)] * (len(BID_EDGES) + 1) for _ in range(len(TIME_EDGES) + 1)]
     for c in data["cells"]:
-        logs = (math.log(c[k]) for k in ("low", "mid", "high"))
-        cells[c["time"]][c["bids"]] = Cell(*logs, n=c["n"])
+        low, mid, high = (math.log(c[k]) for k in _KEYS)
+        cells[c["time"]][c["bids"]] = Cell(low, mid, high, n=c["n"])
     blends = [
         Blend(b["weight"], math.log(b["low"]), math.log(b["high"]), b["n"]) for b in data["blends"]
     ]
@@ -170,7 +174,10 @@ def render_prior(model: AuctionModel, *, header: str) -> str:
     for t, row in enumerate(model.cells):
         for b, c in enumerate(row):
             lines += ["[[cells]]", f"time = {t}", f"bids = {b}", f"n = {c.n}"]
-            lines += [f"{k} = {math.exp(v):.4f}" for k, v in zip(_KEYS, (c.low, c.mid, c.high))]
+            lines += [
+                f"{k} = {math.exp(v):.4f}"
+                for k, v in zip(_KEYS, (c.low, c.mid, c.high), strict=True)
+            ]
             lines.append("")
     for t, bl in enumerate(model.blends):
         lines += ["[[blends]]", f"time = {t}", f"n = {bl.n}", f"weight = {bl.weight:.2f}"]
@@ -208,12 +215,17 @@ def _cell(values: list[float], parent: Cell | None) -> Cell:
     own = _percentiles(values)
     if parent is None:
         return Cell(*own, n=len(values))
-    shrunk = (_shrink(o, p, len(values)) for o, p in zip(own, (parent.low, parent.mid, parent.high)))
-    return Cell(*shrunk, n=len(values))
+    n = len(values)
+    low, mid, high = (
+        _shrink(o, p, n) for o, p in zip(own, (parent.low, parent.mid, parent.high), strict=True)
+    )
+    return Cell(low, mid, high, n=n)
 
 
 def _fit_blends(
-    shots: Sequence[AuctionSnapshot], cells: tuple[tuple[Cell, ...], ...], prior: AuctionModel | None
+    shots: Sequence[AuctionSnapshot],
+    cells: tuple[tuple[Cell, ...], ...],
+    prior: AuctionModel | None,
 ) -> tuple[Blend, ...]:
     by_time: dict[int, list[tuple[float, float, float]]] = {}
     for s in shots:
@@ -240,7 +252,10 @@ def _blend(rows: list[tuple[float, float, float]], parent: Blend | None) -> Blen
         return Blend(weight, low, high, len(rows))
     n = len(rows)
     return Blend(
-        _shrink(weight, parent.weight, n), _shrink(low, parent.low, n), _shrink(high, parent.high, n), n
+        _shrink(weight, parent.weight, n),
+        _shrink(low, parent.low, n),
+        _shrink(high, parent.high, n),
+        n,
     )
 
 
