@@ -72,73 +72,92 @@ def _final_seen(history: BidHistory) -> Decimal:
     return visible_price(history, history.duration)[0]
 
 
-def item_medians(histories: Sequence[BidHistory], skip: str | None = None) -> dict[str, Decimal]:
-    """Each item's median final price, leaving out auction ``skip``."""
+def item_markets(
+    histories: Sequence[BidHistory], skip: BidHistory | None = None
+) -> dict[str, tuple[Decimal, float]]:
+    """Each item's median final price and spread (quartiles apart / median), without ``skip``."""
     finals: dict[str, list[Decimal]] = {}
     for h in histories:
-        if h.auction_id != skip:
+        if h is not skip:
             finals.setdefault(h.item, []).append(h.final)
-    return {item: statistics.median(prices) for item, prices in finals.items()}
+    return {item: _market(prices) for item, prices in finals.items() if len(prices) >= 3}
+
+
+def _market(prices: list[Decimal]) -> tuple[Decimal, float]:
+    q1, median, q3 = statistics.quantiles(prices, n=4, method="inclusive")
+    return median, float((q3 - q1) / median)
 
 
 def training_snapshots(histories: Sequence[BidHistory]) -> list[AuctionSnapshot]:
-    """Every grid moment of every auction, its market the median of the *other* auctions."""
+    """Every grid moment of every auction, its market that of the *other* auctions."""
     by_item: dict[str, list[BidHistory]] = {}
     for h in histories:
         by_item.setdefault(h.item, []).append(h)
     shots = []
     for h in histories:
-        others = [o.final for o in by_item[h.item] if o is not h]
-        market = statistics.median(others) if others else None
-        shots += snapshots_of(h, GRID, market)
+        market, spread = item_markets(by_item[h.item], skip=h).get(h.item, (None, None))
+        shots += snapshots_of(h, GRID, market, spread)
     return shots
 
 
 def backtest(histories: Sequence[BidHistory], folds: int) -> dict[str, Any]:
-    errors: dict[str, dict[str, list[float]]] = {}
-    inside: dict[str, list[bool]] = {}
+    """Errors of the model and both baselines on each held-out auction, overall and per item."""
+    errors: list[tuple[str, str, str, float]] = []  # (item, horizon, predictor, APE %)
+    inside: list[tuple[str, bool]] = []  # (horizon, final within low–high)
     for fold in range(folds):
         test = histories[fold::folds]
         train = [h for i, h in enumerate(histories) if i % folds != fold]
         model = fit_auction_model(training_snapshots(train))
-        medians = item_medians(train)
+        markets = item_markets(train)
         for h in test:
-            for shot in snapshots_of(h, HORIZONS, medians.get(h.item)):
-                _score(model, shot, errors, inside)
+            for shot in snapshots_of(h, HORIZONS, *markets.get(h.item, (None, None))):
+                errors += _errors(model, shot, h.item)
+                p = model.predict(**_args(shot), market=shot.market, spread=shot.spread)
+                inside.append((_horizon(shot), p.low <= shot.final <= p.high))
+    items = sorted({e[0] for e in errors})
     return {
-        "mape_pct": {
-            name: {f"{hours:g}h": _mean(v) for hours, v in _by_horizon(per).items()}
-            for name, per in errors.items()
+        "mape_pct": _table(errors),
+        "mape_pct_by_item": {item: _table([e for e in errors if e[0] == item]) for item in items},
+        "range_coverage_pct": {
+            f"{h:g}h": _mean([100.0 * ok for hh, ok in inside if hh == f"{h:g}h"]) for h in HORIZONS
         },
-        "range_coverage_pct": {k: round(100 * sum(v) / len(v), 1) for k, v in inside.items()},
-        "snapshots": {k: len(v) for k, v in inside.items()},
+        "snapshots_per_horizon": len(inside) // len(HORIZONS),
     }
 
 
-def _score(
-    model: AuctionModel,
-    shot: AuctionSnapshot,
-    errors: dict[str, dict[str, list[float]]],
-    inside: dict[str, list[bool]],
-) -> None:
-    hours = f"{shot.time_left.total_seconds() / 3600:g}"
-    args = {"current_bid": shot.current, "bids": shot.bids, "time_left": shot.time_left}
-    with_market = model.predict(**args, market=shot.market)
-    bid_only = model.predict(**args, market=None)
+def _errors(
+    model: AuctionModel, shot: AuctionSnapshot, item: str
+) -> list[tuple[str, str, str, float]]:
     guesses = {
-        "model": with_market.mid,
-        "model_without_market": bid_only.mid,
+        "model": model.predict(**_args(shot), market=shot.market, spread=shot.spread).mid,
+        "model_without_market": model.predict(**_args(shot), market=None).mid,
         "baseline_current_bid": shot.current,
         "baseline_market_median": shot.market or shot.current,
     }
-    for name, guess in guesses.items():
-        ape = float(abs(guess - shot.final) / shot.final) * 100
-        errors.setdefault(name, {}).setdefault(hours, []).append(ape)
-    inside.setdefault(f"{hours}h", []).append(with_market.low <= shot.final <= with_market.high)
+    horizon = _horizon(shot)
+    return [
+        (item, horizon, name, float(abs(guess - shot.final) / shot.final) * 100)
+        for name, guess in guesses.items()
+    ]
 
 
-def _by_horizon(per: dict[str, list[float]]) -> dict[float, list[float]]:
-    return {float(h): v for h, v in sorted(per.items(), key=lambda kv: -float(kv[0]))}
+def _args(shot: AuctionSnapshot) -> dict[str, Any]:
+    return {"current_bid": shot.current, "bids": shot.bids, "time_left": shot.time_left}
+
+
+def _horizon(shot: AuctionSnapshot) -> str:
+    return f"{shot.time_left.total_seconds() / 3600:g}h"
+
+
+def _table(errors: list[tuple[str, str, str, float]]) -> dict[str, dict[str, float]]:
+    names = dict.fromkeys(e[2] for e in errors)
+    return {
+        name: {
+            f"{h:g}h": _mean([e[3] for e in errors if e[2] == name and e[1] == f"{h:g}h"])
+            for h in HORIZONS
+        }
+        for name in names
+    }
 
 
 def _mean(values: list[float]) -> float:
@@ -165,11 +184,26 @@ def demo_watched() -> dict[str, Any]:
         engine = open_engine(url)
         with Session(engine) as session:
             watched = load_watched_auctions(session, since=datetime(2000, 1, 1, tzinfo=UTC))
+            sold = session.scalar(_sold_auctions())
         engine.dispose()
     return {
-        "finished_auctions": len(watched),
-        "with_an_observation_before_the_end": sum(bool(w.snapshots) for w in watched),
+        "sold_auctions": sold,
+        "watched_to_the_end": len(watched),
+        "with_a_sighting_before_the_end": sum(bool(w.seen) for w in watched),
     }
+
+
+def _sold_auctions() -> Any:
+    from sqlalchemy import func, select
+
+    from db.models import ListingRow, SaleRow
+
+    return (
+        select(func.count())
+        .select_from(SaleRow)
+        .join(ListingRow, ListingRow.id == SaleRow.listing_id)
+        .where(ListingRow.buying_format == "auction")
+    )
 
 
 def write_prior(path: Path = PRIOR) -> AuctionModel:

@@ -1,8 +1,9 @@
 """A running auction's likely final price, learned from auctions watched to their end.
 
 The model learns ``final / current bid`` in buckets of time left × bids so far (the 10th, 50th
-and 90th percentiles: low, mid, high) and, per time-left bucket, how far toward the SKU's market
-median the end moves (a weight between 0 "the bid says it all" and 1 "the market does"). A bucket
+and 90th percentiles: low, mid, high) and, per time left × how tight the SKU's market is, how far
+toward the market median the end moves (a weight between 0 "the bid says it all" and 1 "the
+market does": a tight market of identical cards is worth more than a wide one). A bucket
 with few watched auctions is shrunk toward the prior (``auction_prior.toml``: the same model
 learned from 628 real eBay auctions, rebuilt by ``python -m bench auction --write-prior``) with
 the weight of ``STRENGTH`` examples. A prediction is never under the current bid, and more time
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 PRIOR = Path(__file__).with_name("auction_prior.toml")
 TIME_EDGES = (0.5, 2.0, 8.0, 24.0, 72.0)  # hours left: <30m, 30m–2h, 2–8h, 8–24h, 1–3d, 3d+
 BID_EDGES = (1, 3, 6, 12)  # bids so far: 0, 1–2, 3–5, 6–11, 12+
+SPREAD_EDGES = (0.25, 0.6)  # market quartiles apart / median: tight, medium, wide (+ unknown)
 STRENGTH = 20  # a prior bucket counts as this many watched snapshots
 WEIGHTS = tuple(i / 20 for i in range(21))  # the market weights tried when fitting
 CENT = Decimal("0.01")
@@ -57,6 +59,7 @@ class AuctionSnapshot:
     time_left: timedelta
     final: Decimal
     market: Decimal | None = None  # the SKU's (item's) median final price, when known
+    spread: float | None = None  # that market's interquartile range / median
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class Blend:
-    """In one time-left bucket: the market's weight, and the ln spread around the blend."""
+    """In one time-left × market-spread bucket: the market's weight, the ln range around it."""
 
     weight: float
     low: float
@@ -81,10 +84,10 @@ class Blend:
 
 @dataclass(frozen=True, slots=True)
 class AuctionModel:
-    """``cells[time][bids]`` and ``blends[time]``; ``basis`` names what it was learned from."""
+    """``cells[time][bids]`` and ``blends[time][spread]``; ``basis``: what it learned from."""
 
     cells: tuple[tuple[Cell, ...], ...]
-    blends: tuple[Blend, ...]
+    blends: tuple[tuple[Blend, ...], ...]
     basis: str = "prior"
 
     def predict(
@@ -94,6 +97,7 @@ class AuctionModel:
         bids: int | None,
         time_left: timedelta,
         market: Decimal | None,
+        spread: float | None = None,
     ) -> AuctionPrediction:
         """The likely end of an auction at ``current_bid`` with ``bids`` and ``time_left``."""
         if current_bid <= 0:
@@ -102,7 +106,7 @@ class AuctionModel:
         t, b = time_bucket(time_left), bid_bucket(bids or 0)
         m = math.log(market / current_bid) if market is not None and market > 0 else None
         # More time left never lowers the prediction: take the highest of the shorter buckets.
-        raw = [self._raw(i, b, m) for i in range(t + 1)]
+        raw = [self._raw(i, b, m, spread_bucket(spread)) for i in range(t + 1)]
         low, mid, high = (max(max(r[k] for r in raw), 0.0) for k in range(3))
         mid, high = max(mid, low), max(high, mid, low)
         cell = self.cells[t][b]
@@ -110,11 +114,11 @@ class AuctionModel:
         low_p, mid_p, high_p = (_times(current_bid, x) for x in (low, mid, high))
         return AuctionPrediction(low_p, mid_p, high_p, basis, cell.n)
 
-    def _raw(self, t: int, b: int, market: float | None) -> tuple[float, float, float]:
+    def _raw(self, t: int, b: int, market: float | None, s: int) -> tuple[float, float, float]:
         cell = self.cells[t][b]
         if market is None:
             return cell.low, cell.mid, cell.high
-        blend = self.blends[t]
+        blend = self.blends[t][s]
         mid = max(cell.mid + blend.weight * (market - cell.mid), 0.0)
         return mid + blend.low, mid, mid + blend.high
 
@@ -125,6 +129,11 @@ def time_bucket(time_left: timedelta) -> int:
 
 def bid_bucket(bids: int) -> int:
     return bisect.bisect_right(BID_EDGES, bids)
+
+
+def spread_bucket(spread: float | None) -> int:
+    """0 tight, 1 medium, 2 wide; 3 when the spread is not known."""
+    return len(SPREAD_EDGES) + 1 if spread is None else bisect.bisect_right(SPREAD_EDGES, spread)
 
 
 def fit_auction_model(
@@ -153,18 +162,26 @@ def load_prior(path: Path = PRIOR) -> AuctionModel:
     for c in data["cells"]:
         low, mid, high = (math.log(c[k]) for k in _KEYS)
         cells[c["time"]][c["bids"]] = Cell(low, mid, high, n=c["n"])
-    blends = [
-        Blend(b["weight"], math.log(b["low"]), math.log(b["high"]), b["n"]) for b in data["blends"]
-    ]
-    return AuctionModel(tuple(tuple(row) for row in cells), tuple(blends), "prior")
+    blends = [[Blend(0.5, 0, 0)] * (len(SPREAD_EDGES) + 2) for _ in range(len(TIME_EDGES) + 1)]
+    for bl in data["blends"]:
+        spread = (math.log(bl["low"]), math.log(bl["high"]))
+        blends[bl["time"]][bl["spread"]] = Blend(bl["weight"], *spread, n=bl["n"])
+    return AuctionModel(
+        tuple(tuple(row) for row in cells), tuple(tuple(row) for row in blends), "prior"
+    )
 
 
 def predict_final(
-    *, current_bid: Decimal, bids: int | None, time_left: timedelta, market: Decimal | None
+    *,
+    current_bid: Decimal,
+    bids: int | None,
+    time_left: timedelta,
+    market: Decimal | None,
+    spread: float | None = None,
 ) -> AuctionPrediction:
     """The prior's prediction: the default until a model is fitted on watched auctions."""
     return load_prior().predict(
-        current_bid=current_bid, bids=bids, time_left=time_left, market=market
+        current_bid=current_bid, bids=bids, time_left=time_left, market=market, spread=spread
     )
 
 
@@ -179,9 +196,11 @@ def render_prior(model: AuctionModel, *, header: str) -> str:
                 for k, v in zip(_KEYS, (c.low, c.mid, c.high), strict=True)
             ]
             lines.append("")
-    for t, bl in enumerate(model.blends):
-        lines += ["[[blends]]", f"time = {t}", f"n = {bl.n}", f"weight = {bl.weight:.2f}"]
-        lines += [f"low = {math.exp(bl.low):.4f}", f"high = {math.exp(bl.high):.4f}", ""]
+    for t, blends in enumerate(model.blends):
+        for b, bl in enumerate(blends):
+            lines += ["[[blends]]", f"time = {t}", f"spread = {b}", f"n = {bl.n}"]
+            lines += [f"weight = {bl.weight:.2f}", f"low = {math.exp(bl.low):.4f}"]
+            lines += [f"high = {math.exp(bl.high):.4f}", ""]
     return "\n".join(lines)
 
 
@@ -226,19 +245,28 @@ def _fit_blends(
     shots: Sequence[AuctionSnapshot],
     cells: tuple[tuple[Cell, ...], ...],
     prior: AuctionModel | None,
-) -> tuple[Blend, ...]:
-    by_time: dict[int, list[tuple[float, float, float]]] = {}
+) -> tuple[tuple[Blend, ...], ...]:
+    unknown = len(SPREAD_EDGES) + 1
+    grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
     for s in shots:
         if s.market is None or s.market <= 0:
             continue
         t = time_bucket(s.time_left)
-        ratio = cells[t][bid_bucket(s.bids)].mid
-        by_time.setdefault(t, []).append((_rise(s), ratio, _log_ratio(s.market, s.current)))
-    pool = _blend([x for xs in by_time.values() for x in xs], None)
-    return tuple(
-        _blend(by_time.get(t, []), prior.blends[t] if prior else pool)
-        for t in range(len(TIME_EDGES) + 1)
-    )
+        row = (_rise(s), cells[t][bid_bucket(s.bids)].mid, _log_ratio(s.market, s.current))
+        # Every snapshot also teaches the column used when a market's spread is unknown.
+        for column in {spread_bucket(s.spread), unknown}:
+            grid.setdefault((t, column), []).append(row)
+    pool = _blend([x for (_, c), xs in grid.items() if c == unknown for x in xs], None)
+    rows = []
+    for t in range(len(TIME_EDGES) + 1):
+        parent = _blend(grid.get((t, unknown), []), prior.blends[t][unknown] if prior else pool)
+        rows.append(
+            tuple(
+                _blend(grid.get((t, c), []), prior.blends[t][c] if prior else parent)
+                for c in range(unknown + 1)
+            )
+        )
+    return tuple(rows)
 
 
 def _blend(rows: list[tuple[float, float, float]], parent: Blend | None) -> Blend:

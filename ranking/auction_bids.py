@@ -77,7 +77,10 @@ def visible_price(history: BidHistory, elapsed: timedelta) -> tuple[Decimal, int
 
 
 def snapshots_of(
-    history: BidHistory, hours_before_end: tuple[float, ...], market: Decimal | None
+    history: BidHistory,
+    hours_before_end: tuple[float, ...],
+    market: Decimal | None,
+    spread: float | None = None,
 ) -> list[AuctionSnapshot]:
     """What a watcher saw at each of those moments (only those inside the auction)."""
     shots = []
@@ -86,7 +89,7 @@ def snapshots_of(
         if left >= history.duration:
             continue
         price, bids = visible_price(history, history.duration - left)
-        shots.append(AuctionSnapshot(price, bids, left, history.final, market))
+        shots.append(AuctionSnapshot(price, bids, left, history.final, market, spread))
     return shots
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from ranking.auction import AuctionModel
+    from ranking.market import Market
     from ranking.rows import SoldRow
     from rigscout.config import RankSettings
 
@@ -84,7 +85,8 @@ def watched_snapshots(
                 continue
             market = markets.at(final.sku, seen.observed_at, own=final)
             left = auction.end_time - seen.observed_at
-            shots.append(AuctionSnapshot(now, seen.bids or 0, left, end, market))
+            median, spread = (market.median, market.spread) if market else (None, None)
+            shots.append(AuctionSnapshot(now, seen.bids or 0, left, end, median, spread))
     return shots
 
 
@@ -96,7 +98,7 @@ def _landed(
 
 
 class _Markets:
-    """The SKU's market median as of a day, from the sales in the window before it."""
+    """The SKU's market as of a day, from the sales in the window before it."""
 
     def __init__(self, sales: Sequence[SoldRow], settings: RankSettings) -> None:
         self._settings = settings
@@ -104,9 +106,9 @@ class _Markets:
         for sale in sorted(sales, key=lambda s: s.sold_date):
             self._by_sku.setdefault(sale.sku, []).append(sale)
         self._dates = {sku: [s.sold_date for s in rows] for sku, rows in self._by_sku.items()}
-        self._cache: dict[tuple[str, date, SoldRow | None], Decimal | None] = {}
+        self._cache: dict[tuple[str, date, SoldRow | None], Market | None] = {}
 
-    def at(self, sku: str, moment: datetime, *, own: SoldRow) -> Decimal | None:
+    def at(self, sku: str, moment: datetime, *, own: SoldRow) -> Market | None:
         day = moment.date()
         rows = self._window(sku, day)
         # The auction's own sale is not evidence of its own market: drop one equal sale.
@@ -116,8 +118,7 @@ class _Markets:
             if mine is not None:
                 rows = list(rows)
                 rows.remove(mine)
-            market = score_market(rows, {}, self._settings, now=moment).get(sku)
-            self._cache[key] = market.median if market is not None else None
+            self._cache[key] = score_market(rows, {}, self._settings, now=moment).get(sku)
         return self._cache[key]
 
     def _window(self, sku: str, day: date) -> list[SoldRow]:

@@ -248,8 +248,17 @@ def test_a_watched_auction_becomes_snapshots_at_landed_prices_against_its_market
 
     snapshots = watched_snapshots([auction], [*others, final], SETTINGS)
 
+    spread = 20 / 150  # quartiles $140 and $160 around the $150 median
     assert snapshots == [
-        AuctionSnapshot(Decimal("100.00"), 2, 2 * DAY, Decimal("160.00"), Decimal("150.00")),
+        AuctionSnapshot(Decimal("100.00"), 2, 2 * DAY, Decimal("160.00"), Decimal(150), spread),
         # On its last day its own sale is in the window, and is left out of its market.
-        AuctionSnapshot(Decimal("150.00"), 9, HOUR, Decimal("160.00"), Decimal("150.00")),
+        AuctionSnapshot(Decimal("150.00"), 9, HOUR, Decimal("160.00"), Decimal(150), spread),
     ]
+
+
+def test_a_tight_market_counts_for_more_than_a_wide_one():
+    tight = predict(time_left=30 * HOUR, bids=1, market=Decimal(200), spread=0.1)
+    wide = predict(time_left=30 * HOUR, bids=1, market=Decimal(200), spread=1.5)
+
+    assert abs(tight.mid - 200) < abs(wide.mid - 200)
+    assert tight.high - tight.low < wide.high - wide.low
