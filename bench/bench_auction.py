@@ -22,7 +22,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,6 @@ from ranking.auction_bids import parse_bid_histories, snapshots_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from decimal import Decimal
 
     from ranking.auction import AuctionModel, AuctionSnapshot
     from ranking.auction_bids import BidHistory
@@ -42,6 +42,7 @@ HISTORIES = ROOT.parent / "shared" / "ebay-samples" / "datasets" / "auction_bid_
 GRID = (0.1, 0.25, 0.5, 1, 1.5, 3, 4, 6, 8, 12, 18, 24, 36, 48, 72, 96, 120, 144)
 HORIZONS = (24.0, 6.0, 1.0)
 FOLDS = 10
+ONE = Decimal(1)
 
 
 def run(folds: int = FOLDS) -> dict[str, Any]:
@@ -108,10 +109,11 @@ def backtest(histories: Sequence[BidHistory], folds: int) -> dict[str, Any]:
         test = histories[fold::folds]
         train = [h for i, h in enumerate(histories) if i % folds != fold]
         model = fit_auction_model(training_snapshots(train))
+        peer = peer_premiums(train)
         markets = item_markets(train)
         for h in test:
             for shot in snapshots_of(h, HORIZONS, *markets.get(h.item, (None, None))):
-                errors += _errors(model, shot, h.item)
+                errors += _errors(model, shot, h.item, peer)
                 p = model.predict(**_args(shot), market=shot.market, spread=shot.spread)
                 inside.append((_horizon(shot), p.low <= shot.final <= p.high))
     items = sorted({e[0] for e in errors})
@@ -126,19 +128,37 @@ def backtest(histories: Sequence[BidHistory], folds: int) -> dict[str, Any]:
 
 
 def _errors(
-    model: AuctionModel, shot: AuctionSnapshot, item: str
+    model: AuctionModel, shot: AuctionSnapshot, item: str, peer: dict[tuple[str, int], Decimal]
 ) -> list[tuple[str, str, str, float]]:
     guesses = {
         "model": model.predict(**_args(shot), market=shot.market, spread=shot.spread).mid,
         "model_without_market": model.predict(**_args(shot), market=None).mid,
         "baseline_current_bid": shot.current,
         "baseline_market_median": shot.market or shot.current,
+        "peer_dealfinder_rule": shot.current * peer.get((item, _peer_bucket(shot.bids)), ONE),
     }
     horizon = _horizon(shot)
     return [
         (item, horizon, name, float(abs(guess - shot.final) / shot.final) * 100)
         for name, guess in guesses.items()
     ]
+
+
+def peer_premiums(train: Sequence[BidHistory]) -> dict[tuple[str, int], Decimal]:
+    """camh000/dealfinder's documented rule (its docs/SURFACING.md; re-implemented, not its
+    code): the median final ÷ current per category × bid bucket (0 / 1–3 / 4+), learned from
+    sightings at most 2 h before the end, at least 5 of them, applied at any time left."""
+    ratios: dict[tuple[str, int], list[Decimal]] = {}
+    for h in train:
+        for shot in snapshots_of(h, GRID, None):
+            if shot.time_left <= timedelta(hours=2):
+                key = (h.item, _peer_bucket(shot.bids))
+                ratios.setdefault(key, []).append(shot.final / shot.current)
+    return {k: statistics.median(v) for k, v in ratios.items() if len(v) >= 5}
+
+
+def _peer_bucket(bids: int) -> int:
+    return 0 if bids == 0 else 1 if bids <= 3 else 2
 
 
 def _args(shot: AuctionSnapshot) -> dict[str, Any]:
