@@ -4,10 +4,10 @@ The model learns ``final / current bid`` in buckets of time left × bids so far 
 and 90th percentiles: low, mid, high) and, per time left × how tight the SKU's market is, how far
 toward the market median the end moves (a weight between 0 "the bid says it all" and 1 "the
 market does": a tight market of identical cards is worth more than a wide one). A bucket
-with few watched auctions is shrunk toward the prior (``auction_prior.toml``: the same model
-learned from 628 real eBay auctions, rebuilt by ``python -m bench auction --write-prior``) with
-the weight of ``STRENGTH`` examples. A prediction is never under the current bid, and more time
-left never lowers it (bidding can only add to a price).
+with few watched auctions is shrunk toward the prior with the weight of ``STRENGTH`` examples
+(``auction_prior.toml``: the same model learned from 628 real eBay auctions, rebuilt by
+``python bench/bench_auction.py --write-prior``). A prediction is never under the current bid,
+and more time left never lowers it (bidding can only add to a price).
 """
 
 from __future__ import annotations
