@@ -20,7 +20,7 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from statistics import quantiles
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -141,6 +141,7 @@ def fit_auction_model(
 ) -> AuctionModel:
     """Learn the model; each bucket is shrunk toward ``prior`` (or, without one, its pool).
 
+    >>> from datetime import timedelta
     >>> shot = AuctionSnapshot(Decimal(100), 4, timedelta(hours=1), Decimal(110))
     >>> fit_auction_model([shot]).predict(
     ...     current_bid=Decimal(50), bids=4, time_left=timedelta(hours=1), market=None).mid
@@ -156,8 +157,17 @@ def fit_auction_model(
 
 @lru_cache(maxsize=1)
 def load_prior(path: Path = PRIOR) -> AuctionModel:
-    """The prior model from its TOML file (``render_prior`` writes it)."""
-    data = tomllib.loads(path.read_text("utf-8"))
+    """The prior model from its TOML file (``render_prior`` writes it).
+
+    A damaged file is a ``ValueError`` naming it (rebuild it with the bench's --write-prior).
+    """
+    try:
+        return _model(tomllib.loads(path.read_text("utf-8")))
+    except (OSError, tomllib.TOMLDecodeError, KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable auction prior ({exc!r})") from None
+
+
+def _model(data: dict[str, Any]) -> AuctionModel:
     cells = [[Cell(0, 0, 0)] * (len(BID_EDGES) + 1) for _ in range(len(TIME_EDGES) + 1)]
     for c in data["cells"]:
         low, mid, high = (math.log(c[k]) for k in _KEYS)

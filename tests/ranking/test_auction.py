@@ -262,3 +262,11 @@ def test_a_tight_market_counts_for_more_than_a_wide_one():
 
     assert abs(tight.mid - 200) < abs(wide.mid - 200)
     assert tight.high - tight.low < wide.high - wide.low
+
+
+def test_a_damaged_prior_file_is_named(tmp_path):
+    path = tmp_path / "prior.toml"
+    path.write_text("[[cells]]\ntime = 0\n", "utf-8")
+
+    with pytest.raises(ValueError, match="prior.toml: not a readable auction prior"):
+        load_prior(path)
