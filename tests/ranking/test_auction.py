@@ -268,5 +268,5 @@ def test_a_damaged_prior_file_is_named(tmp_path):
     path = tmp_path / "prior.toml"
     path.write_text("[[cells]]\ntime = 0\n", "utf-8")
 
-    with pytest.raises(ValueError, match="prior.toml: not a readable auction prior"):
+    with pytest.raises(ValueError, match=r"prior\.toml: not a readable auction prior"):
         load_prior(path)
