@@ -23,6 +23,13 @@ def format_price(amount: Decimal, currency: str) -> str:
     return f"{amount:,.2f} {currency}"
 
 
+def format_range(low: Decimal, high: Decimal | None, currency: str) -> str:
+    """``125, 140, "USD"`` -> ``"125.00–140.00 USD"``: one currency; one price when they meet."""
+    if high is None or high == low:
+        return format_price(low, currency)
+    return f"{low:,.2f}–{high:,.2f} {currency}"
+
+
 def format_landed(deal: Deal) -> str:
     """The landed unit price as the buyer should read it: predicted, estimated, or dropped.
 
@@ -31,10 +38,9 @@ def format_landed(deal: Deal) -> str:
     """
     price = format_price(deal.landed_unit_price, deal.currency)
     if deal.price_basis == "predicted" and deal.predicted_low is not None:
-        low = format_price(deal.predicted_low, deal.currency)
-        high = format_price(deal.predicted_high or deal.predicted_low, deal.currency)
+        likely = format_range(deal.predicted_low, deal.predicted_high, deal.currency)
         bid = format_price(deal.current_bid or deal.landed_unit_price, deal.currency)
-        price = f"likely {low}–{high} (current bid {bid})"
+        price = f"likely {likely} (current bid {bid})"
     if deal.freight_estimated:
         price += " incl. estimated freight"
     was = deal.previous_price

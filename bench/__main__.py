@@ -17,6 +17,7 @@ BENCHMARKS = {
     "export": ("bench.bench_export", {}),
     "plan": ("bench.bench_plan", {}),
     "plan-store": ("bench.bench_plan", {"function": "run_store"}),
+    "auction": ("bench.bench_auction", {}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
@@ -25,6 +26,7 @@ QUICK = {
     "export": {"observations": 100_000},
     "plan": {"listings": 10_000},
     "plan-store": {"listings": 10_000, "observations": 30_000},
+    "auction": {"folds": 5},
 }
 
 

@@ -109,14 +109,21 @@ def _price_clause(f: ReasonFacts) -> str:
     if not f.auction:
         return f"{f.sku_name} at {price} {where}{lot}"
     bid = render_money(f.current_bid if f.current_bid is not None else f.landed, f.currency)
-    left = f", {render_time_left(f.end_time, f.now)} left" if f.end_time and f.now else ""
-    head = f"{f.sku_name} auction: current bid {bid}{lot}{left}"
+    head = f"{f.sku_name} auction: current bid {bid}{lot}{_left_clause(f)}"
     if f.predicted_low is None or f.predicted_high is None:
         return f"{head} ({where})"
     low = render_money(f.predicted_low, f.currency)
     high = render_money(f.predicted_high, f.currency)
     near = low if low == high else f"{low}–{high}"
     return f"{head}, likely to end near {near} ({where}; ranked at {price})"
+
+
+def _left_clause(f: ReasonFacts) -> str:
+    """``, 5d 11h left``, or ``, ended`` once the end time has passed."""
+    if f.end_time is None or f.now is None:
+        return ""
+    left = render_time_left(f.end_time, f.now)
+    return f", {left}" if left == "ended" else f", {left} left"
 
 
 def _fx_clause(f: ReasonFacts) -> str | None:

@@ -60,6 +60,7 @@ class AuctionPredictor(Protocol):
         bids: int | None,
         time_left: timedelta,
         market: Decimal | None,
+        spread: float | None = None,
     ) -> AuctionPrediction: ...
 
 
@@ -257,6 +258,7 @@ def _price(
             bids=row.bids,
             time_left=time_left if time_left is not None else NO_END,
             market=baseline,
+            spread=market.spread if baseline is not None and market is not None else None,
         )
         price = max(auction.mid, current)
     discount = None

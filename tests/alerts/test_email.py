@@ -104,7 +104,7 @@ def test_an_auction_with_estimated_freight_arrives_as_its_likely_end():
         EmailNotifier(_channel(server.port, mode="immediate")).send([deal])
 
     (received,) = server.received
-    landed = "likely 125.00 USD–140.00 USD (current bid 108.00 USD) incl. estimated freight"
+    landed = "likely 125.00–140.00 USD (current bid 108.00 USD) incl. estimated freight"
     subject = str(received.message["Subject"]).lstrip()
     # The subject is cut to 150 characters, so the evidence tier at its end may not fit.
     assert subject.startswith(f"rigscout: Tesla V100 SXM2 16GB at {landed} (49 % under market")

@@ -99,7 +99,7 @@ def test_an_embed_carries_link_price_discount_reason_and_thumbnail():
                 "discount": 0.49,
                 "evidence": "thin",
             },
-            r"likely 125.00 USD–140.00 USD \(current bid 108.00 USD\)",
+            r"likely 125.00–140.00 USD \(current bid 108.00 USD\)",
             r"49 % under market \(12 sold\), thin evidence",
         ),
         (

@@ -132,10 +132,14 @@ AUCTION = {
     ("changes", "expected"),
     [
         ({}, "180.00 USD"),
-        (AUCTION, "likely 125.00 USD–140.00 USD (current bid 108.00 USD)"),
+        (AUCTION, "likely 125.00–140.00 USD (current bid 108.00 USD)"),
+        ({**AUCTION, "predicted_high": Decimal("125.00")},
+         "likely 125.00 USD (current bid 108.00 USD)"),
+        ({**AUCTION, "predicted_low": Decimal("1250"), "predicted_high": Decimal("1400")},
+         "likely 1,250.00–1,400.00 USD (current bid 108.00 USD)"),
         ({"freight_estimated": True}, "180.00 USD incl. estimated freight"),
         ({**AUCTION, "freight_estimated": True},
-         "likely 125.00 USD–140.00 USD (current bid 108.00 USD) incl. estimated freight"),
+         "likely 125.00–140.00 USD (current bid 108.00 USD) incl. estimated freight"),
         ({"previous_price": Decimal("200.00")}, "was 200.00 USD, now 180.00 USD (−10 %)"),
         ({"landed_unit_price": "1500", "previous_price": Decimal("1999.99")},
          "was 1,999.99 USD, now 1,500.00 USD (−25 %)"),
@@ -173,7 +177,7 @@ def test_an_auction_mail_shows_its_likely_end_not_a_fixed_price():
     subject = render_subject([deal])
     parts = _parts(_roundtrip([deal], subject=subject))
 
-    landed = "likely 125.00 USD–140.00 USD (current bid 108.00 USD) incl. estimated freight"
+    landed = "likely 125.00–140.00 USD (current bid 108.00 USD) incl. estimated freight"
     assert subject == (
         f"rigscout: Tesla V100 SXM2 16GB at {landed} (49 % under market (12 sold), thin evidence)"
     )

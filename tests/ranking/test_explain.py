@@ -160,6 +160,7 @@ def test_a_running_auction_reads_as_its_current_bid_and_its_likely_end():
          "likely to end near $130 (landed; ranked at $132)"),
         ({"end_time": NOW + timedelta(hours=5, minutes=30)}, "current bid $108, 5h 30m left,"),
         ({"end_time": None}, "current bid $108, likely to end near"),
+        ({"end_time": NOW - timedelta(minutes=5)}, "current bid $108, ended, likely to end near"),
         ({"quantity": 2}, "current bid $108 each (lot of 2), 5d 11h left"),
         ({"predicted_low": None, "predicted_high": None},
          "V100 auction: current bid $108, 5d 11h left (landed), 34% under"),

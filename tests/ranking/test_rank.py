@@ -107,7 +107,7 @@ def test_a_running_auction_is_ranked_at_its_predicted_end_not_its_current_bid():
 
 
 def test_auctions_and_fixed_prices_compete_and_filter_by_buying_format():
-    def predict(*, current_bid, bids, time_left, market):
+    def predict(*, current_bid, bids, time_left, market, spread=None):
         return AuctionPrediction(current_bid * 2, current_bid * 2, current_bid * 3, "test")
 
     bid = active(V100, "60", buying_format="auction", bids=3, ends_in=timedelta(hours=2))

@@ -1,0 +1,130 @@
+"""db/auction_rows: the auctions rigscout watched to their end, on SQLite and PostgreSQL.
+
+The listings go in through the store's own save path (running sightings, then the sold page or
+the end passing), so the loader reads exactly what a real run leaves behind.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from db.auction_rows import load_watched_auctions
+from db.store import save_ended, save_listings
+from ranking.auction import predict_final
+from ranking.auction_watch import BidSeen
+from ranking.rows import SoldRow
+from rigscout.config import RankSettings
+from rigscout.deals import load_ranking
+from rigscout.jobs import load_skus
+from rigscout.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
+
+V100 = "nvidia-tesla-v100-sxm2-16gb"
+P40 = "nvidia-tesla-p40"
+HOUR = timedelta(hours=1)
+
+
+def auction(item_id, price, bids, end, *, sold=None, buying=BuyingFormat.AUCTION):
+    return Listing(
+        item_id=item_id,
+        title=f"Tesla V100 SXM2 16GB {item_id}",
+        url=f"https://www.ebay.com/itm/{item_id}",
+        price=Decimal(price),
+        currency="USD",
+        buying_format=buying,
+        shipping=Decimal("12.50"),
+        bids=bids,
+        end_time=None if sold else end,
+        sold_date=sold,
+    )
+
+
+def norm(sku=V100, kind=Kind.ITEM, includes=()):
+    category = Category.SERVER if includes else Category.GPU
+    return Normalized("t", sku, category, kind, 1, includes, 0.9)
+
+
+def see(session, when, *listings, normalized=None):
+    items = [(listing, normalized or norm()) for listing in listings]
+    save_listings(session, items, search="v100", run_id=None, now=when)
+    session.flush()
+
+
+def test_an_auction_seen_running_then_sold_comes_back_with_its_sightings(session, now):
+    end = now - 2 * HOUR
+    see(session, end - 48 * HOUR, auction("101", "80", 2, end))
+    see(session, end - 6 * HOUR, auction("101", "120", 7, end))
+    see(session, now, auction("101", "150", 11, end, sold=end.date()))  # the sold page
+
+    [watched] = load_watched_auctions(session, since=now - timedelta(days=365))
+
+    assert watched.end_time == end
+    assert watched.final == SoldRow(
+        V100, 1, Decimal("150.00"), "USD", end.date(), Decimal("12.50"), False, "sold_page"
+    )
+    assert watched.seen == (
+        BidSeen(end - 48 * HOUR, Decimal("80.00"), Decimal("12.50"), 2),
+        BidSeen(end - 6 * HOUR, Decimal("120.00"), Decimal("12.50"), 7),
+    )  # the sold page's own observation is the end, not a sighting
+
+
+def test_an_auction_presumed_sold_at_its_last_bid_counts_too(session, now):
+    end = now - HOUR
+    see(session, end - 30 * HOUR, auction("102", "90", 3, end))
+    see(session, end - 2 * HOUR, auction("102", "110", 5, end))
+    save_ended(session, now=now)
+
+    [watched] = load_watched_auctions(session, since=now - timedelta(days=365))
+
+    assert (watched.final.price, watched.final.source) == (Decimal("110.00"), "presumed")
+    assert [s.price for s in watched.seen] == [Decimal("90.00"), Decimal("110.00")]
+
+
+def test_only_finished_auctions_of_single_catalog_items_in_the_year(session, now):
+    end = now - HOUR
+    sold = end.date()
+    see(session, end - 5 * HOUR, auction("201", "100", 4, now + 5 * HOUR))  # still running
+    see(session, now, auction("202", "150", None, None, sold=sold, buying=BuyingFormat.BUY_IT_NOW))
+    old_end = now - timedelta(days=400)
+    see(session, old_end - HOUR, auction("203", "70", 2, old_end))  # ended over a year ago
+    see(session, now, auction("203", "75", 3, old_end, sold=old_end.date()))
+    see(session, now, auction("204", "40", 3, end, sold=sold), normalized=norm(kind=Kind.FOR_PARTS))
+    see(session, now, auction("205", "40", 3, end, sold=sold), normalized=norm(sku=None))
+    with_gpus = norm(sku="supermicro-sys-4028gr-trt", includes=(Included(P40, 4),))
+    see(session, now, auction("206", "900", 3, end, sold=sold), normalized=with_gpus)
+    see(session, end - HOUR, auction("207", "60", 1, end))
+    see(session, now, auction("207", "66", 2, end, sold=sold))  # the one that counts
+
+    watched = load_watched_auctions(session, since=now - timedelta(days=365))
+
+    assert [w.final.price for w in watched] == [Decimal("66.00")]
+
+
+def test_an_auction_only_ever_seen_on_a_sold_page_is_left_out(session, now):
+    end = now - HOUR
+    see(session, end - HOUR, auction("301", "60", 1, end))
+    see(session, now, auction("301", "61", 2, end, sold=end.date()))
+    see(session, now, auction("302", "80", 4, end, sold=end.date()))  # no end time, no sighting
+
+    watched = load_watched_auctions(session, since=now - timedelta(days=365))
+
+    assert [(w.final.price, len(w.seen)) for w in watched] == [(Decimal("61.00"), 1)]
+
+
+def test_the_ranking_predicts_with_what_the_watched_auctions_taught(session, now):
+    # 25 V100 auctions that each rose from $100 an hour before the end to $150.
+    for i in range(25):
+        end = now - timedelta(days=1 + i % 20)
+        see(session, end - HOUR, auction(f"4{i:02d}", "100", 4, end))
+        see(session, now, auction(f"4{i:02d}", "150", 9, end, sold=end.date()))
+    see(session, now, auction("499", "100", 4, now + HOUR))  # running, an hour left
+    prior = predict_final(
+        current_bid=Decimal("112.50"), bids=4, time_left=HOUR, market=Decimal("162.50")
+    )
+
+    ranking = load_ranking(session, load_skus(), RankSettings(), now=now)
+
+    [deal] = [d for d in ranking.deals if d.price_basis == "predicted"]
+    assert deal.current_bid == Decimal("112.50")
+    assert deal.landed_unit_price > prior.mid + 10  # learned: these auctions rise late
+    assert deal.landed_unit_price <= Decimal("162.50")
