@@ -48,7 +48,8 @@ def load_watched_auctions(session: Session, *, since: datetime) -> list[WatchedA
     stmt = (
         select(*_COLUMNS)
         .join(SaleRow, SaleRow.listing_id == ListingRow.id)
-        .outerjoin(
+        # Only auctions seen running teach the model anything: an inner join leaves the others.
+        .join(
             ObservationRow,
             (ObservationRow.listing_id == ListingRow.id)
             & (ObservationRow.status == "active")
@@ -78,6 +79,5 @@ def _auction(rows: list[Any]) -> WatchedAuction | None:
     seen = tuple(
         BidSeen(observed_at, price, shipping, bids)
         for (*_, observed_at, price, shipping, bids) in rows
-        if observed_at is not None
     )
     return WatchedAuction(listing_id, end_time, final, seen)
