@@ -54,14 +54,16 @@ def landed_unit_price(
     >>> landed_unit_price(Decimal("250"), Decimal("28"), 2, "USD", RankSettings()).unit_price
     Decimal('139.00')
     """
-    rate = fx_rate(currency, settings)
-    if rate is None:
-        return None
     total = price + shipping if shipping is not None else price
-    if rate != 1:
+    if currency != settings.currency:
+        rate = fx_rate(currency, settings)
+        if rate is None:
+            return None
         total *= rate
     estimated = shipping is None and freight is not None
     if estimated:
         total += freight or Decimal(0)
-    unit = (total / max(quantity, 1)).quantize(CENT)
+    if quantity > 1:
+        total /= quantity
+    unit = total.quantize(CENT)
     return Landed(unit, settings.currency, shipping is not None, freight_estimated=estimated)
