@@ -19,6 +19,7 @@ from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
 from ranking.catalog import Sku, load_catalog
 from ranking.normalize import Normalizer
+from rigscout.config import missing_secrets
 from rigscout.errors import ConfigError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
@@ -91,6 +92,9 @@ def run_job(
     several workers on several machines share the day's searches without overlap.
     """
     searches = select_searches(settings, search_names)
+    missing = missing_secrets(settings.alerts.channels) if alert and not dry_run else []
+    if missing:
+        raise ConfigError("; ".join(missing) + " (--dry-run and --no-alerts need no secrets)")
     plan = RunPlan(
         source=f"offline:{offline}"[:300]
         if offline
