@@ -260,7 +260,7 @@ def check_references(model: ConfigFile, source: str) -> None:
     def refuse(where: str, kind: str, names: list[str], known: set[str], hint: str = "") -> None:
         for name in names:
             if name not in known:
-                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
                 guess = f" (did you mean {close[0]}?)" if close else hint
                 problems.append(f"{source}: {where}: unknown {kind} {name!r}{guess}")
 
