@@ -215,12 +215,13 @@ def validate_config(raw: Mapping[str, Any], source: str) -> ConfigFile:
     """The file checked against ``rigscout.config_schema``: types, ranges and unknown keys."""
     from pydantic import ValidationError
 
-    from rigscout.config_errors import render_validation_error
     from rigscout.config_schema import ConfigFile
 
     try:
         return ConfigFile.model_validate(raw)
     except ValidationError as exc:
+        from rigscout.config_errors import render_validation_error
+
         raise ConfigError(
             "\n".join(render_validation_error(exc, ConfigFile, raw, source))
         ) from None

@@ -163,7 +163,7 @@ def open_existing_store(settings: Settings) -> Engine:
     and nothing is written to it (no file, no tables).
     """
     from db.engine import open_engine
-    from db.migrate import current_revision, upgrade
+    from db.revisions import shipped_head, stored_revision
 
     missing = StoreError(
         f"no rigscout database at {safe_url(settings.database_url)} yet: "
@@ -173,10 +173,14 @@ def open_existing_store(settings: Settings) -> Engine:
     if sqlite_path is not None and not sqlite_path.exists():
         raise missing
     engine = open_engine(settings.database_url)
-    if current_revision(engine) is None:
+    revision = stored_revision(engine)
+    if revision is None:
         engine.dispose()
         raise missing
-    upgrade(engine)  # an older rigscout's database: migrate what already is rigscout's
+    if revision != shipped_head():
+        from db.migrate import upgrade
+
+        upgrade(engine)  # an older rigscout's database: migrate what already is rigscout's
     return engine
 
 

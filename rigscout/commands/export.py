@@ -167,7 +167,7 @@ def chart_history(
         rigscout chart history nvidia-tesla-p40 nvidia-rtx-3090 -o charts/
     """
     from rigscout.charts import load_history, render_history_chart
-    from rigscout.jobs import load_skus
+    from rigscout.deal_view import load_skus
 
     check_skus(skus)
     catalog = load_skus()
@@ -205,9 +205,9 @@ def chart_value(app: AppContext, profile: str | None, category: str, output: Pat
     from sqlalchemy.orm import Session
 
     from rigscout.charts import render_value_chart, score_value_points
+    from rigscout.clock import utcnow
+    from rigscout.deal_view import load_skus
     from rigscout.deals import load_ranking
-    from rigscout.jobs import load_skus
-    from rigscout.wiring import utcnow
 
     settings = app.settings()
     engine = open_existing_store(settings)

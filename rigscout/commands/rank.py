@@ -73,9 +73,9 @@ def rank(
     from sqlalchemy.orm import Session
 
     from ranking.rank import RankFilters
+    from rigscout.clock import utcnow
+    from rigscout.deal_view import deal_json, load_skus, print_deals
     from rigscout.deals import load_ranking
-    from rigscout.jobs import deal_json, load_skus, print_deals
-    from rigscout.wiring import utcnow
 
     if sku:
         check_skus([sku])

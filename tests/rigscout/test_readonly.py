@@ -77,3 +77,10 @@ def test_an_uninitialised_postgres_database_gets_no_tables(tmp_path: Path, blank
     engine.dispose()
     assert invoke(config, ["init"]).exit_code == 0
     assert invoke(config, ["runs"]).output.startswith("No runs yet")
+
+
+def test_the_shipped_head_revision_is_read_like_alembic_reads_it():
+    from db.migrate import head_revision
+    from db.revisions import shipped_head
+
+    assert shipped_head() == head_revision()

@@ -1,0 +1,41 @@
+"""Deals as the user sees them: the terminal table with each deal's sentence, and JSON.
+
+Kept apart from ``rigscout.jobs`` so ``rigscout rank`` imports no collector, HTTP client or
+scheduler code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from alerts.outbox import render_snapshot
+from ranking.catalog import Sku, load_catalog
+from rigscout.clock import utcnow
+from rigscout.render import render_deal_reasons, render_deals_table
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rich.console import Console
+
+    from rigscout.models import Deal
+
+
+def load_skus() -> Mapping[str, Sku]:
+    return {s.sku: s for s in load_catalog()}
+
+
+def print_deals(console: Console, deals: Sequence[Deal], *, title: str = "Top deals") -> None:
+    console.print(render_deals_table(deals, now=utcnow(), title=title))
+    for line in render_deal_reasons(deals):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def deal_json(deal: Deal) -> dict[str, object]:
+    """The deal as JSON values for scripts: the alert snapshot, with money as numbers."""
+    data = render_snapshot(deal)
+    data.pop("previous_price", None)  # an alert's, not a ranking's
+    for key in ("landed_unit_price", "baseline", "current_bid", "predicted_low", "predicted_high"):
+        if data.get(key) is not None:
+            data[key] = float(str(data[key]))
+    return data
