@@ -201,3 +201,27 @@ def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path
         ).all()
     engine.dispose()
     assert orphans == []
+
+
+def test_a_run_refused_by_the_lock_exits_3(tmp_path: Path):
+    from rigscout.lock import run_lock
+
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    assert CliRunner().invoke(cli, ["--config", str(config), "init"]).exit_code == 0
+    engine = open_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    with run_lock(engine):
+        result = CliRunner().invoke(
+            cli, ["--config", str(config), "run", "--offline", str(DEMO), "--no-alerts"]
+        )
+    engine.dispose()
+    assert result.exit_code == 3
+    assert result.output.startswith("Error: another rigscout run is using this database")
+
+
+@pytest.mark.parametrize("args", [["runs"], ["rank"], ["rank", "--include-flagged"]], ids=" ".join)
+def test_tables_fit_80_columns(config: Path, args: list[str]):
+    result = CliRunner().invoke(cli, ["--config", str(config), *args], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n1. ")[0]  # the table, not the sentences under it
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert "…  " not in table.splitlines()[2]  # no header cut short
