@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from alerts.outbox import render_snapshot
 from ranking.catalog import Sku, load_catalog
 from rigscout.clock import utcnow
 from rigscout.render import render_deal_reasons, render_deals_table
@@ -33,6 +32,8 @@ def print_deals(console: Console, deals: Sequence[Deal], *, title: str = "Top de
 
 def deal_json(deal: Deal) -> dict[str, object]:
     """The deal as JSON values for scripts: the alert snapshot, with money as numbers."""
+    from alerts.outbox import render_snapshot  # the JSON contract is the alert snapshot's
+
     data = render_snapshot(deal)
     data.pop("previous_price", None)  # an alert's, not a ranking's
     for key in ("landed_unit_price", "baseline", "current_bid", "predicted_low", "predicted_high"):

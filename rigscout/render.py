@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from rich import box
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 if TYPE_CHECKING:
@@ -188,6 +187,8 @@ def render_duration(seconds: float) -> str:
 @contextmanager
 def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
     """A rich progress bar over the run's steps; yields the callback that advances it."""
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
