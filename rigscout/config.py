@@ -8,7 +8,6 @@ file: it names the environment variables that hold them (``password_env``,
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from dataclasses import dataclass, field, fields
 from datetime import date
@@ -16,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rigscout.config_refs import check_references
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
 
@@ -232,7 +232,7 @@ def _settings_from(
 ) -> Settings:
     source = path.name if path else "configuration"
     model = validate_config(raw, source)
-    check_references(model, source)
+    check_references(model, source)  # names that must exist: channels, SKUs, profiles
     url = environ.get("RIGSCOUT_DATABASE_URL") or model.database.url or default_database_url(cwd)
     return Settings(
         database_url=_resolve_sqlite_path(url, path.parent if path else cwd),
@@ -244,57 +244,6 @@ def _settings_from(
         schedule=_build(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
         config_path=path,
     )
-
-
-def check_references(model: ConfigFile, source: str) -> None:
-    """Names that must exist elsewhere: channels, catalog SKUs, profiles, the time zone."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    from ranking.catalog import load_catalog
-    from ranking.profiles import load_profiles
-
-    problems: list[str] = []
-    channels = set(model.alerts.channels or {})
-    profiles = load_profiles().profiles
-    skus = {s.sku for s in load_catalog()}
-
-    def refuse(where: str, kind: str, names: list[str], known: set[str], hint: str = "") -> None:
-        for name in names:
-            if name not in known:
-                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
-                guess = f" (did you mean {close[0]}?)" if close else hint
-                problems.append(f"{source}: {where}: unknown {kind} {name!r}{guess}")
-
-    for i, rule in enumerate(model.alerts.rule or [], 1):
-        where = f"[[alerts.rule]] #{i}" + (f" ({rule.name})" if rule.name else "")
-        refuse(where, "channel", rule.channels or [], channels, " (see [alerts.channels.*])")
-        refuse(where, "SKU", rule.sku or [], skus, " (see `rigscout catalog`)")
-        refuse(where, "profile", [rule.profile] if rule.profile else [], set(profiles))
-    for i, plan in enumerate(model.plan, 1):
-        where = f"[[plan]] #{i}" + (f" ({plan.name})" if plan.name else "")
-        refuse(where, "channel", plan.channels or [], channels, " (see [alerts.channels.*])")
-        refuse(where, "profile", [plan.profile] if plan.profile else [], set(profiles))
-    refuse("[rank]", "profile", [model.rank.profile] if model.rank.profile else [], set(profiles))
-    names = [s.name or s.query for s in model.search]
-    problems += [
-        f"{source}: [[search]]: two searches are named {n!r}"
-        for n in sorted({n for n in names if names.count(n) > 1})
-    ]
-    if model.schedule.timezone:
-        try:
-            ZoneInfo(model.schedule.timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            problems.append(
-                f"{source}: [schedule] timezone = {model.schedule.timezone!r}: "
-                "not a time zone (e.g. UTC, Europe/Berlin)"
-            )
-    if model.schedule.cron and len(model.schedule.cron.split()) != 5:
-        problems.append(
-            f"{source}: [schedule] cron = {model.schedule.cron!r}: expected five fields "
-            '(minute hour day month weekday), e.g. "0 6 * * *"'
-        )
-    if problems:
-        raise ConfigError("\n".join(problems))
 
 
 def _build(cls: type[T], values: Mapping[str, Any]) -> T:
