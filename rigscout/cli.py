@@ -7,6 +7,7 @@ the result. Any error ends the command with one line and the README's exit code 
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -15,20 +16,33 @@ import click
 from rigscout import __version__
 from rigscout.commands.app import (
     EXIT_ERROR,
+    STARTER,
     AppContext,
+    emit_json,
     exit_code_for,
     fail,
     handle_errors,
     open_existing_store,
     open_store,
     pass_app,
+    safe_url,
 )
 from rigscout.logs import setup_logging
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["AppContext", "cli", "handle_errors", "open_existing_store", "open_store", "pass_app"]
+__all__ = [
+    "STARTER",
+    "AppContext",
+    "cli",
+    "emit_json",
+    "handle_errors",
+    "open_existing_store",
+    "open_store",
+    "pass_app",
+    "safe_url",
+]
 
 
 class RigscoutGroup(click.Group):
@@ -58,12 +72,24 @@ class RigscoutGroup(click.Group):
             sys.exit(EXIT_ERROR)
         except click.ClickException as exc:
             fail(exc.format_message(), exc.exit_code)
+        except BrokenPipeError:
+            _quiet_stdout()  # the reader (head, less) went away: nothing of ours failed
+            sys.exit(0)
         except (Exception, KeyboardInterrupt, click.Abort) as exc:
             if isinstance(exc, click.Abort):
                 exc = KeyboardInterrupt()
             code, message = exit_code_for(exc)
             fail(message, code)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 @click.group(cls=RigscoutGroup)
@@ -92,6 +118,7 @@ def cli(ctx: click.Context, config: str | None, verbose: int) -> None:
 
 
 def _register() -> None:
+    """Every command module's ``COMMANDS``; a new module adds one line here."""
     from rigscout.commands import alerts, catalog, export, rank, run, setup
 
     for module in (setup, run, rank, catalog, export, alerts):
