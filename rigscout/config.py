@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 DEFAULT_CONFIG_NAME = "rigscout.toml"
 DEFAULT_WEBHOOK_ENV = "RIGSCOUT_DISCORD_WEBHOOK"
+DEFAULT_SMTP_PORT = 587
 DEFAULT_CURRENCY = "USD"
 # A 4U GPU server goes by LTL freight on a pallet (about $150-300 within the US); a bare board
 # or a card in a box ships as a parcel.
@@ -331,6 +332,7 @@ def _channel(name: str, section: ChannelSection, environ: Mapping[str, str]) -> 
             {
                 **values,
                 "name": name,
+                "port": section.port or DEFAULT_SMTP_PORT,
                 "sender": section.sender,
                 "recipients": tuple(section.to),
                 "username": _secret(environ, section.username_env, "RIGSCOUT_SMTP_USER"),

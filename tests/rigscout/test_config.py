@@ -267,3 +267,34 @@ def test_the_starter_examples_are_valid_and_on_the_real_scales(tmp_path: Path):
     assert rules["any-great-deal"].min_score == 80
     assert rules["cheap-v100-sxm2"].max_price == Decimal(250)
     assert set(settings.alerts.channels) == {"email", "discord"}
+
+
+def test_the_smallest_useful_sections_take_their_defaults(tmp_path: Path):
+    text = """
+[alerts.channels.mail]
+type = "email"
+host = "smtp.example.com"
+from = "me@example.com"
+to = "me@example.com"
+
+[[alerts.rule]]
+min_score = 70
+
+[[search]]
+query = "tesla p40"
+"""
+    settings = load_settings(write(tmp_path, text), {})
+    mail = settings.alerts.channels["mail"]
+    assert isinstance(mail, SmtpChannel)
+    assert (mail.port, mail.security, mail.mode, mail.recipients) == (
+        587,
+        "starttls",
+        "digest",
+        ("me@example.com",),
+    )
+    (rule,) = settings.alerts.rules
+    assert rule.name == "rule-1" and rule.channels == ("mail",) and rule.min_score == 70
+    (search,) = settings.searches
+    assert search.name == "tesla p40" and search.modes == (Mode.ACTIVE,)
+    assert search.buying == "all" and search.max_pages == 3
+    assert settings.collector.concurrency == 2 and settings.rank.window_days == 30
