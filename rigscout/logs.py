@@ -11,6 +11,10 @@ from __future__ import annotations
 import logging
 import os
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 QUIET_LIBRARIES = ("httpx", "httpcore", "hpack", "urllib3", "asyncio", "aiosmtpd", "mail.log")
 SECRET_PATTERNS = (
@@ -28,51 +32,51 @@ SECRET_VARIABLES = (
 )
 
 
-def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """``text`` with webhook tokens, URL passwords and the given secret values masked."""
+_known: set[str] = set()
+
+
+def known_secrets() -> tuple[str, ...]:
+    """The secret values registered so far (longest first, so none is masked only in part)."""
+    return tuple(sorted(_known, key=len, reverse=True))
+
+
+def add_secrets(secrets: Iterable[str | None]) -> None:
+    """Mask these values from now on (the secrets the config's ``*_env`` names point at)."""
+    _known.update(s for s in secrets if s and len(s) >= 4)
+
+
+def redact(text: str, secrets: Iterable[str] | None = None) -> str:
+    """``text`` with webhook tokens, URL passwords and secret values (default: the known
+    ones) masked."""
     for pattern in SECRET_PATTERNS:
         text = pattern.sub(r"\1***", text)
-    for secret in secrets:
-        if len(secret) >= 4:
-            text = text.replace(secret, "***")
+    for secret in known_secrets() if secrets is None else secrets:
+        text = text.replace(secret, "***")
     return text
 
 
 class RedactingFilter(logging.Filter):
     """Renders each record's message once, masked, so no handler sees the secret."""
 
-    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
-        super().__init__()
-        self.secrets = secrets
-
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        masked = redact(message, self.secrets)
+        masked = redact(message)
         if masked != message:
             record.msg, record.args = masked, None
         if record.exc_info and not record.exc_text:
             # Formatters reuse ``exc_text`` when it is set: the traceback is masked too.
-            text = logging.Formatter().formatException(record.exc_info)
-            record.exc_text = redact(text, self.secrets)
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
         return True
 
 
-def setup_logging(verbose: int, environ: dict[str, str] | None = None) -> None:
+def setup_logging(verbose: int, environ: Mapping[str, str] | None = None) -> None:
     """Logging at WARNING, INFO (``-v``) or DEBUG (``-vv``); libraries quiet; secrets masked."""
     env = os.environ if environ is None else environ
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for name in QUIET_LIBRARIES:
         logging.getLogger(name).setLevel(max(level, logging.WARNING))
-    secrets = tuple(env[v] for v in SECRET_VARIABLES if env.get(v))
+    add_secrets(env.get(v) for v in SECRET_VARIABLES)
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-            handler.addFilter(RedactingFilter(secrets))
-
-
-def add_secrets(secrets: tuple[str, ...]) -> None:
-    """Also mask these values (the secrets a config file's ``*_env`` names point at)."""
-    for handler in logging.getLogger().handlers:
-        for f in handler.filters:
-            if isinstance(f, RedactingFilter):
-                f.secrets = (*f.secrets, *(s for s in secrets if s))
+            handler.addFilter(RedactingFilter())

@@ -22,7 +22,7 @@ import click
 
 from rigscout.config import DiscordChannel, Settings, load_settings, resolve_config_path
 from rigscout.errors import ConfigError, LockedError, RigscoutError, StoreError
-from rigscout.logs import add_secrets
+from rigscout.logs import add_secrets, redact
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -86,7 +86,7 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     """End the command with one line on stderr and ``code``."""
-    click.echo(f"Error: {message}", err=True)
+    click.echo(f"Error: {redact(message)}", err=True)
     sys.exit(code)
 
 
