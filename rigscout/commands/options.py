@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound="Callable[..., Any]")
 
 CATEGORIES = ("gpu", "server", "board")
-PROFILES_HELP = "llm-inference, training or capacity (default from config)."
+PROFILES_HELP = "Ranking profile (default: [rank] profile in the config)."
 
 
 def _money(ctx: click.Context, param: click.Parameter, value: str | None) -> Decimal | None:
