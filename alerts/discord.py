@@ -7,7 +7,6 @@ holds a secret token, so it never appears in an error, a log line or a repr.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -15,6 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from alerts.render_discord import render_discord_batches, render_discord_payloads
+from alerts.render_email import render_plain
 from rigscout.errors import AlertError
 
 if TYPE_CHECKING:
@@ -64,8 +64,11 @@ class DiscordNotifier:
         return render_discord_payloads(deals, username=self._channel.username)
 
     def preview(self, deals: Sequence[Deal]) -> list[str]:
-        """What ``send`` would post, as the JSON body of each post."""
-        return [json.dumps(payload, ensure_ascii=False) for payload in self.render(deals)]
+        """What ``send`` would post, as a person reads it: one text block per post."""
+        return [
+            f"Discord post as {self._channel.username}:\n{render_plain(batch)}"
+            for batch in self.batches(deals)
+        ]
 
     def send(self, deals: Sequence[Deal]) -> None:
         """Post every payload for ``deals``; raise ``AlertError`` once retries are spent."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import smtplib
 import ssl
+from datetime import UTC, datetime
+from email.utils import make_msgid, parseaddr
 from typing import TYPE_CHECKING
 
 from alerts.render_email import render_email_digest, render_plain, render_subject
@@ -43,6 +45,7 @@ class EmailNotifier:
         *,
         smtp_factory: Callable[[SmtpChannel, ssl.SSLContext], smtplib.SMTP] = open_smtp,
         ssl_context: ssl.SSLContext | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         if channel.security not in SECURITY_MODES:
             raise AlertError(
@@ -57,6 +60,7 @@ class EmailNotifier:
         self._channel = channel
         self._factory = smtp_factory
         self._context = ssl_context
+        self._now = now
 
     def __repr__(self) -> str:
         return f"EmailNotifier(name={self.name!r}, host={self._channel.host!r})"
@@ -77,6 +81,8 @@ class EmailNotifier:
                 sender=self._channel.sender,
                 recipients=self._channel.recipients,
                 subject=render_subject(batch),
+                sent_at=self._now(),
+                message_id=make_msgid(domain=_domain(self._channel.sender)),
             )
             for batch in self.batches(deals)
         ]
@@ -112,6 +118,12 @@ class EmailNotifier:
             raise AlertError(
                 f"SMTP {channel.host}:{channel.port} failed: {_describe(exc)}", channel=self.name
             ) from exc
+
+
+def _domain(address: str) -> str:
+    """The sender's domain for the Message-ID (``rigscout.local`` when it has none)."""
+    domain = parseaddr(address)[1].rpartition("@")[2]
+    return domain or "rigscout.local"
 
 
 def _describe(exc: Exception) -> str:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import html
 from email.message import EmailMessage
+from email.utils import format_datetime
 from typing import TYPE_CHECKING
 
 from alerts.format import format_discount, format_landed, format_price, one_line, safe_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
 
     from rigscout.models import Deal
 
@@ -22,13 +24,27 @@ _CELL = 'style="padding:6px 10px;border-bottom:1px solid #ddd;vertical-align:top
 
 
 def render_email_digest(
-    deals: Sequence[Deal], *, sender: str, recipients: Sequence[str], subject: str
+    deals: Sequence[Deal],
+    *,
+    sender: str,
+    recipients: Sequence[str],
+    subject: str,
+    sent_at: datetime | None = None,
+    message_id: str | None = None,
 ) -> EmailMessage:
-    """One multipart/alternative message listing ``deals`` (plain text first, then HTML)."""
+    """One multipart/alternative message listing ``deals`` (plain text first, then HTML).
+
+    ``sent_at`` and ``message_id`` become the ``Date`` and ``Message-ID`` headers that mail
+    clients and spam filters expect (the notifier passes the clock's time and a fresh id).
+    """
     message = EmailMessage()
     message["Subject"] = one_line(subject, SUBJECT_LIMIT)
     message["From"] = one_line(sender)
     message["To"] = ", ".join(one_line(r) for r in recipients)
+    if sent_at is not None:
+        message["Date"] = format_datetime(sent_at)
+    if message_id is not None:
+        message["Message-ID"] = one_line(message_id)
     message.set_content(render_plain(deals))
     message.add_alternative(render_html(deals), subtype="html")
     return message

@@ -18,6 +18,7 @@ BENCHMARKS = {
     "plan": ("bench.bench_plan", {}),
     "plan-store": ("bench.bench_plan", {"function": "run_store"}),
     "auction": ("bench.bench_auction", {}),
+    "startup": ("bench.bench_startup", {}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
@@ -27,6 +28,7 @@ QUICK = {
     "plan": {"listings": 10_000},
     "plan-store": {"listings": 10_000, "observations": 30_000},
     "auction": {"folds": 5},
+    "startup": {"repeat": 3},
 }
 
 

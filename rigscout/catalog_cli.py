@@ -1,7 +1,7 @@
 """What the ``catalog`` commands print, and the user's catalog files as the CLI finds them.
 
 The grouping of unmatched titles is ranking/unmatched.py, their loading db/unmatched.py;
-rigscout/cli.py only declares the commands.
+rigscout/commands/catalog.py only declares the commands.
 """
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy.orm import Session
 
-from db.unmatched import load_unmatched_listings
 from ranking.catalog_user import user_normalizer
-from ranking.unmatched import group_unmatched, render_unmatched
 from rigscout.config import load_settings, resolve_config_path
 
 if TYPE_CHECKING:
@@ -39,6 +36,11 @@ def user_catalog(config_option: str | None) -> Catalog:
 
 def show_unmatched(engine: Engine, *, limit: int, as_json: bool) -> None:
     """Print the stored unmatched titles grouped by likely model, largest group first."""
+    from sqlalchemy.orm import Session
+
+    from db.unmatched import load_unmatched_listings
+    from ranking.unmatched import group_unmatched, render_unmatched
+
     with Session(engine) as session:
         groups = group_unmatched(load_unmatched_listings(session))
     if as_json:

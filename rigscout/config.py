@@ -9,23 +9,28 @@ file: it names the environment variables that hold them (``password_env``,
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from platformdirs import user_data_dir
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ranking.catalog_user import parse_catalog_section
 from rigscout.config_plans import SavedPlan, parse_saved_plans
+from rigscout.config_refs import check_references
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from rigscout.config_schema import ChannelSection, ConfigFile, RuleSection, SearchSection
+
+T = TypeVar("T")
 DEFAULT_CONFIG_NAME = "rigscout.toml"
+DEFAULT_WEBHOOK_ENV = "RIGSCOUT_DISCORD_WEBHOOK"
+DEFAULT_SMTP_PORT = 587
+DEFAULT_CURRENCY = "USD"
 # A 4U GPU server goes by LTL freight on a pallet (about $150-300 within the US); a bare board
 # or a card in a box ships as a parcel.
 DEFAULT_FREIGHT = {"server": Decimal(200), "board": Decimal(40), "gpu": Decimal(25)}
@@ -73,7 +78,7 @@ class ApiSettings:
 
 @dataclass(frozen=True, slots=True)
 class RankSettings:
-    currency: str = "USD"
+    currency: str = DEFAULT_CURRENCY
     fx_rates: Mapping[str, Decimal] = field(default_factory=lambda: {"USD": Decimal(1)})
     fx_date: date | None = None
     profile: str = "llm-inference"
@@ -104,10 +109,14 @@ class SmtpChannel:
 
 @dataclass(frozen=True, slots=True)
 class DiscordChannel:
+    """``webhook_url`` is empty when its variable is not set: fine for ``--dry-run`` and
+    ``rank``; ``missing_secrets`` names it before anything is sent."""
+
     name: str
     webhook_url: str = field(repr=False)
     username: str = "rigscout"
     timeout: float = 30.0
+    webhook_url_env: str = DEFAULT_WEBHOOK_ENV
 
 
 Channel = SmtpChannel | DiscordChannel
@@ -160,6 +169,8 @@ def default_database_url(cwd: Path) -> str:
     local = cwd / "rigscout.db"
     if local.exists() or (cwd / DEFAULT_CONFIG_NAME).exists():
         return f"sqlite:///{local}"
+    from platformdirs import user_data_dir
+
     data = Path(user_data_dir("rigscout", appauthor=False))
     return f"sqlite:///{data / 'rigscout.db'}"
 
@@ -175,40 +186,80 @@ def resolve_config_path(option: str | None, environ: Mapping[str, str], cwd: Pat
 def load_settings(
     path: Path | None, environ: Mapping[str, str], *, cwd: Path | None = None
 ) -> Settings:
-    """Read the TOML file at ``path`` (None or missing: defaults) and the secrets it names.
+    """Read and check the whole TOML file at ``path`` (None: defaults) and the secrets it names.
 
-    ``RIGSCOUT_DATABASE_URL`` in the environment overrides the file's ``database.url``.
+    Every problem in the file is reported at once, one line each, in a ``ConfigError``, before
+    any work starts. ``RIGSCOUT_DATABASE_URL`` in the environment overrides ``database.url``.
     """
     cwd = cwd or Path.cwd()
     raw: dict[str, Any] = {}
-    if path is not None and path.exists():
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    if path is not None:
+        raw = read_toml(path)
+    return _settings_from(raw, environ, cwd, path)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file; a missing, unreadable or malformed file is one ConfigError line."""
     try:
-        return _settings_from(raw, environ, cwd, path)
-    except (KeyError, TypeError, ValueError, InvalidOperation) as exc:
-        raise ConfigError(f"{path or 'configuration'}: {exc}") from exc
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist (run `rigscout init`)") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory, not a file") from None
+    except PermissionError:
+        raise ConfigError(f"config file {path} cannot be read (permission denied)") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a text file (expected UTF-8 TOML)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def validate_config(raw: Mapping[str, Any], source: str) -> ConfigFile:
+    """The file checked against ``rigscout.config_schema``: types, ranges and unknown keys."""
+    from pydantic import ValidationError
+
+    from rigscout.config_schema import ConfigFile
+
+    try:
+        return ConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        from rigscout.config_errors import render_validation_error
+
+        raise ConfigError(
+            "\n".join(render_validation_error(exc, ConfigFile, raw, source))
+        ) from None
 
 
 def _settings_from(
     raw: dict[str, Any], environ: Mapping[str, str], cwd: Path, path: Path | None
 ) -> Settings:
-    db = _table(raw, "database")
-    url = environ.get("RIGSCOUT_DATABASE_URL") or db.get("url") or default_database_url(cwd)
+    source = path.name if path else "configuration"
+    model = validate_config(raw, source)
+    base = path.parent if path else cwd
+    catalog_extra = parse_catalog_section(_table(raw, "catalog"), base)
+    # Names that must exist: channels, SKUs (the user's own included), profiles.
+    check_references(model, source, catalog_extra=catalog_extra)
+    url = environ.get("RIGSCOUT_DATABASE_URL") or model.database.url or default_database_url(cwd)
     return Settings(
-        database_url=_resolve_sqlite_path(str(url), path.parent if path else cwd),
-        searches=tuple(_search(s) for s in _list(raw, "search")),
-        collector=_collector(_table(raw, "collector")),
-        api=_api(_table(raw, "ebay_api"), environ),
-        rank=_rank(_table(raw, "rank")),
-        alerts=_alerts(_table(raw, "alerts"), environ),
-        schedule=_schedule(_table(raw, "schedule")),
+        database_url=_resolve_sqlite_path(url, base),
+        searches=_searches(model.search, source),
+        collector=_build(CollectorSettings, model.collector.model_dump(exclude_unset=True)),
+        api=_api(model, environ),
+        rank=_rank(model),
+        alerts=_alerts(model, environ),
+        schedule=_build(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
         config_path=path,
-        catalog_extra=parse_catalog_section(_table(raw, "catalog"), path.parent if path else cwd),
+        catalog_extra=catalog_extra,
         plans=parse_saved_plans(_list(raw, "plan"), _table(_table(raw, "alerts"), "channels")),
     )
+
+
+def _build(cls: type[T], values: Mapping[str, Any]) -> T:
+    """``cls(**values)`` for the keys the dataclass knows; the rest belong to other readers."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in values.items() if k in known})
 
 
 def _resolve_sqlite_path(url: str, base: Path) -> str:
@@ -220,170 +271,118 @@ def _resolve_sqlite_path(url: str, base: Path) -> str:
 
 
 def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A section of the (already validated) raw file, for readers of their own section."""
     value = raw.get(key, {})
-    if not isinstance(value, dict):
-        raise ValueError(f"[{key}] must be a table")
-    return value
+    return value if isinstance(value, dict) else {}
 
 
 def _list(raw: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    """An array of tables of the (already validated) raw file."""
     value = raw.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ValueError(f"[[{key}]] must be an array of tables")
-    return value
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _decimal(value: object) -> Decimal | None:
-    return None if value is None else Decimal(str(value))
+def _searches(sections: list[SearchSection], source: str) -> tuple[SavedSearch, ...]:
+    searches = []
+    for s in sections:
+        values = s.model_dump(exclude_unset=True, exclude={"modes"})
+        values["name"] = s.name or s.query
+        if s.modes is not None:
+            values["modes"] = tuple(Mode(m) for m in dict.fromkeys(s.modes))
+        searches.append(SavedSearch(**values))
+    return tuple(searches)
 
 
-def _search(raw: dict[str, Any]) -> SavedSearch:
-    name = str(raw.get("name") or raw["query"])
-    modes = raw.get("modes", ["active"])
-    if isinstance(modes, str):
-        modes = [modes]
-    marketplace = str(raw.get("marketplace", "EBAY_US")).upper()
-    if marketplace not in MARKETPLACES:
-        raise ValueError(f"search {name!r}: unknown marketplace {marketplace!r}")
-    buying = str(raw.get("buying", "all"))
-    if buying not in {"all", "buy_it_now", "auction"}:
-        raise ValueError(f"search {name!r}: buying must be all, buy_it_now or auction")
-    category = raw.get("category_id")
-    return SavedSearch(
-        name=name,
-        query=str(raw["query"]),
-        category_id=str(category) if category is not None else None,
-        marketplace=marketplace,
-        modes=tuple(Mode(m) for m in modes),
-        min_price=_decimal(raw.get("min_price")),
-        max_price=_decimal(raw.get("max_price")),
-        buying=buying,
-        condition=raw.get("condition"),
-        location=raw.get("location"),
-        max_pages=int(raw.get("max_pages", 3)),
+def _secret(environ: Mapping[str, str], variable: str | None, default: str) -> str | None:
+    return environ.get(variable or default) or None
+
+
+def _api(model: ConfigFile, environ: Mapping[str, str]) -> ApiSettings:
+    section = model.ebay_api
+    return _build(
+        ApiSettings,
+        {
+            **section.model_dump(
+                exclude_unset=True, exclude={"client_id_env", "client_secret_env"}
+            ),
+            "client_id": _secret(environ, section.client_id_env, "EBAY_CLIENT_ID"),
+            "client_secret": _secret(environ, section.client_secret_env, "EBAY_CLIENT_SECRET"),
+        },
     )
 
 
-def _collector(raw: dict[str, Any]) -> CollectorSettings:
-    known = CollectorSettings.__dataclass_fields__
-    unknown = set(raw) - set(known)
-    if unknown:
-        raise ValueError(f"[collector] unknown keys: {', '.join(sorted(unknown))}")
-    return CollectorSettings(**raw)
-
-
-def _secret(
-    raw: Mapping[str, Any], key: str, environ: Mapping[str, str], default_env: str
-) -> str | None:
-    """A secret is read from the environment variable the file names (``<key>_env``)."""
-    if key in raw:
-        raise ValueError(f'put secrets in the environment: use {key}_env = "VARIABLE", not {key}')
-    return environ.get(str(raw.get(f"{key}_env", default_env))) or None
-
-
-def _api(raw: dict[str, Any], environ: Mapping[str, str]) -> ApiSettings:
-    return ApiSettings(
-        client_id=_secret(raw, "client_id", environ, "EBAY_CLIENT_ID"),
-        client_secret=_secret(raw, "client_secret", environ, "EBAY_CLIENT_SECRET"),
-        base_url=str(raw.get("base_url", "https://api.ebay.com")),
-        daily_budget=int(raw.get("daily_budget", 5000)),
-    )
-
-
-def _rank(raw: dict[str, Any]) -> RankSettings:
-    fx = _table(raw, "fx")
-    rates = {str(k).upper(): Decimal(str(v)) for k, v in fx.items() if k != "date"}
-    currency = str(raw.get("currency", "USD")).upper()
+def _rank(model: ConfigFile) -> RankSettings:
+    section = model.rank
+    values = section.model_dump(exclude_unset=True, exclude={"fx", "freight"})
+    fx = dict(section.fx or {})
+    fx_date = fx.pop("date", None)
+    if isinstance(fx_date, str):
+        fx_date = date.fromisoformat(fx_date)
+    currency = section.currency or DEFAULT_CURRENCY
+    rates = {k.upper(): Decimal(str(v)) for k, v in fx.items()}
     rates.setdefault(currency, Decimal(1))
-    fx_date = fx.get("date")
-    return RankSettings(
-        currency=currency,
-        fx_rates=rates,
-        fx_date=date.fromisoformat(str(fx_date)) if fx_date else None,
-        profile=str(raw.get("profile", "llm-inference")),
-        window_days=int(raw.get("window_days", 30)),
-        min_sales=int(raw.get("min_sales", 3)),
-        strong_sales=int(raw.get("strong_sales", 8)),
-        min_seller_feedback=int(raw.get("min_seller_feedback", 10)),
-        min_seller_positive_pct=Decimal(str(raw.get("min_seller_positive_pct", 0))),
-        check_discount=float(raw.get("check_discount", 0.5)),
-        freight=_freight(_table(raw, "freight")),
+    freight = {**DEFAULT_FREIGHT}
+    if section.freight:
+        freight.update(section.freight.model_dump(exclude_none=True))
+    return _build(
+        RankSettings, {**values, "fx_rates": rates, "fx_date": fx_date, "freight": freight}
     )
 
 
-def _freight(raw: Mapping[str, Any]) -> dict[str, Decimal]:
-    freight = dict(DEFAULT_FREIGHT)
-    for category, amount in raw.items():
-        if category not in freight:
-            raise ConfigError(f"[rank.freight] {category}: expected one of {', '.join(freight)}")
-        value = _decimal(amount)
-        if value is None or value < 0:
-            raise ConfigError(f"[rank.freight] {category} = {amount!r}: expected an amount >= 0")
-        freight[category] = value
-    return freight
+def _channel(name: str, section: ChannelSection, environ: Mapping[str, str]) -> Channel:
+    from rigscout.config_schema import EmailChannelSection
 
-
-def _channel(name: str, raw: dict[str, Any], environ: Mapping[str, str]) -> Channel:
-    kind = raw.get("type")
-    if kind == "email":
-        recipients = raw["to"]
-        if raw.get("security", "starttls") not in {"starttls", "ssl", "none"}:
-            raise ValueError(f"channel {name!r}: security must be starttls, ssl or none")
-        if raw.get("mode", "digest") not in {"digest", "immediate"}:
-            raise ValueError(f"channel {name!r}: mode must be digest or immediate")
-        return SmtpChannel(
-            name=name,
-            host=str(raw["host"]),
-            port=int(raw.get("port", 587)),
-            sender=str(raw["from"]),
-            recipients=tuple([recipients] if isinstance(recipients, str) else recipients),
-            security=str(raw.get("security", "starttls")),
-            username=_secret(raw, "username", environ, "RIGSCOUT_SMTP_USER"),
-            password=_secret(raw, "password", environ, "RIGSCOUT_SMTP_PASSWORD"),
-            mode=str(raw.get("mode", "digest")),
+    if isinstance(section, EmailChannelSection):
+        values = section.model_dump(
+            exclude_unset=True, exclude={"type", "sender", "to", "username_env", "password_env"}
         )
-    if kind == "discord":
-        url = _secret(raw, "webhook_url", environ, "RIGSCOUT_DISCORD_WEBHOOK")
-        if not url:
-            env = raw.get("webhook_url_env", "RIGSCOUT_DISCORD_WEBHOOK")
-            raise ValueError(f"channel {name!r}: environment variable {env} is not set")
-        return DiscordChannel(
-            name=name, webhook_url=url, username=str(raw.get("username", "rigscout"))
+        return _build(
+            SmtpChannel,
+            {
+                **values,
+                "name": name,
+                "port": section.port or DEFAULT_SMTP_PORT,
+                "sender": section.sender,
+                "recipients": tuple(section.to),
+                "username": _secret(environ, section.username_env, "RIGSCOUT_SMTP_USER"),
+                "password": _secret(environ, section.password_env, "RIGSCOUT_SMTP_PASSWORD"),
+            },
         )
-    raise ValueError(f"channel {name!r}: type must be 'email' or 'discord'")
-
-
-def _alerts(raw: dict[str, Any], environ: Mapping[str, str]) -> AlertSettings:
-    channels = {n: _channel(n, c, environ) for n, c in _table(raw, "channels").items()}
-    rules: list[AlertRule] = []
-    for r in _list(raw, "rule"):
-        rule_channels = tuple(r.get("channels", list(channels)))
-        missing = [c for c in rule_channels if c not in channels]
-        if missing:
-            raise ValueError(f"rule {r.get('name')!r}: unknown channels {missing}")
-        skus = r.get("sku", [])
-        rules.append(
-            AlertRule(
-                name=str(r.get("name", f"rule-{len(rules) + 1}")),
-                channels=rule_channels,
-                skus=tuple([skus] if isinstance(skus, str) else skus),
-                category=r.get("category"),
-                max_price=_decimal(r.get("max_price")),
-                min_discount=float(r["min_discount"]) if "min_discount" in r else None,
-                min_score=float(r["min_score"]) if "min_score" in r else None,
-                profile=r.get("profile"),
-            )
-        )
-    return AlertSettings(
-        rules=tuple(rules),
-        channels=channels,
-        price_drop=Decimal(str(raw.get("price_drop", "0.05"))),
+    variable = section.webhook_url_env or DEFAULT_WEBHOOK_ENV
+    values = section.model_dump(exclude_unset=True, exclude={"type"})
+    return _build(
+        DiscordChannel,
+        {
+            **values,
+            "name": name,
+            "webhook_url": environ.get(variable, ""),
+            "webhook_url_env": variable,
+        },
     )
 
 
-def _schedule(raw: dict[str, Any]) -> ScheduleSettings:
-    return ScheduleSettings(
-        cron=str(raw.get("cron", "0 6 * * *")),
-        timezone=str(raw.get("timezone", "UTC")),
-        misfire_grace_seconds=int(raw.get("misfire_grace_seconds", 3600)),
+def _rule(i: int, section: RuleSection, channels: Mapping[str, Channel]) -> AlertRule:
+    values = section.model_dump(exclude_unset=True, exclude={"name", "channels", "sku"})
+    return AlertRule(
+        name=section.name or f"rule-{i}",
+        channels=tuple(section.channels if section.channels is not None else channels),
+        skus=tuple(section.sku or ()),
+        **values,
     )
+
+
+def _alerts(model: ConfigFile, environ: Mapping[str, str]) -> AlertSettings:
+    section = model.alerts
+    channels = {n: _channel(n, c, environ) for n, c in (section.channels or {}).items()}
+    rules = tuple(_rule(i, r, channels) for i, r in enumerate(section.rule or [], 1))
+    values = section.model_dump(exclude_unset=True, include={"price_drop"})
+    return _build(AlertSettings, {**values, "rules": rules, "channels": channels})
+
+
+def missing_secrets(channels: Mapping[str, Channel]) -> list[str]:
+    """One line per channel that cannot send because its secret variable is not set."""
+    return [
+        f"alert channel {c.name!r}: environment variable {c.webhook_url_env} is not set"
+        for c in channels.values()
+        if isinstance(c, DiscordChannel) and not c.webhook_url
+    ]

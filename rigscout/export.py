@@ -209,12 +209,12 @@ def export_listings(engine: Engine, out: TextIO, flt: ExportFilter) -> int:
         .order_by(ObservationRow.id)
     )
     query = _filtered(query, ObservationRow.observed_at.expression, flt)
-    rows = 0
+    rows = chunks = 0
     with engine.connect() as conn:
         conn = conn.execution_options(stream_results=True)
-        for i, chunk in enumerate(pd.read_sql(query, conn, chunksize=CHUNK_ROWS)):
-            chunk.to_csv(out, header=i == 0, index=False, lineterminator="\n")
+        for chunks, chunk in enumerate(pd.read_sql(query, conn, chunksize=CHUNK_ROWS), 1):
+            chunk.to_csv(out, header=chunks == 1, index=False, lineterminator="\n")
             rows += len(chunk)
-    if rows == 0:
+    if chunks == 0:  # no chunk at all: the header alone
         out.write(",".join(c.name for c in query.selected_columns) + "\n")
     return rows

@@ -13,20 +13,16 @@ import httpx
 from sqlalchemy.orm import Session
 
 from alerts.dispatch import build_notifiers
-from alerts.outbox import render_snapshot
 from db.engine import open_engine
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
-from ranking.catalog_user import user_normalizer, user_skus
+from ranking.catalog_user import user_normalizer
+from rigscout.config import missing_secrets
+from rigscout.deal_view import deal_json, load_skus, print_deals
 from rigscout.errors import ConfigError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
-from rigscout.render import (
-    progress_bar,
-    render_deal_reasons,
-    render_deals_table,
-    render_run_summary,
-)
+from rigscout.render import progress_bar, render_run_summary
 from rigscout.wiring import (
     normalizer_for,
     offline_collector,
@@ -35,22 +31,17 @@ from rigscout.wiring import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Iterator, Sequence
     from pathlib import Path
 
     from rich.console import Console
     from sqlalchemy import Engine
 
-    from ranking.catalog import Sku
     from rigscout.config import Settings
-    from rigscout.models import Deal, SavedSearch
+    from rigscout.models import SavedSearch
 
+__all__ = ["deal_json", "import_files", "load_skus", "print_deals", "run_job", "select_searches"]
 log = logging.getLogger(__name__)
-
-
-def load_skus(extra: Sequence[Path] = ()) -> Mapping[str, Sku]:
-    """The catalog by SKU id, with the user's own files (``[catalog] extra``) merged in."""
-    return user_skus(extra)
 
 
 def select_searches(settings: Settings, names: Sequence[str]) -> tuple[SavedSearch, ...]:
@@ -92,6 +83,9 @@ def run_job(
     several workers on several machines share the day's searches without overlap.
     """
     searches = select_searches(settings, search_names)
+    missing = missing_secrets(settings.alerts.channels) if alert and not dry_run else []
+    if missing:
+        raise ConfigError("; ".join(missing) + " (--dry-run and --no-alerts need no secrets)")
     plan = RunPlan(
         source=f"offline:{offline}"[:300]
         if offline
@@ -154,12 +148,6 @@ def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: b
         print_deals(console, report.deals[:limit])
 
 
-def print_deals(console: Console, deals: Sequence[Deal], *, title: str = "Top deals") -> None:
-    console.print(render_deals_table(deals, now=utcnow(), title=title))
-    for line in render_deal_reasons(deals):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
-
-
 def import_files(
     engine: Engine, files: Sequence[Path], extra: Sequence[Path] = ()
 ) -> Iterator[tuple[Path, SaveCounts]]:
@@ -177,13 +165,3 @@ def import_files(
         sold = [(listing, normalize(listing)) for listing in listings if listing.sold_date]
         with Session(engine) as session, session.begin():
             yield path, save_sales_import(session, sold, source=source, now=utcnow())
-
-
-def deal_json(deal: Deal) -> dict[str, object]:
-    """The deal as JSON values for scripts: the alert snapshot, with money as numbers."""
-    data = render_snapshot(deal)
-    data.pop("previous_price", None)  # an alert's, not a ranking's
-    for key in ("landed_unit_price", "baseline", "current_bid", "predicted_low", "predicted_high"):
-        if data.get(key) is not None:
-            data[key] = float(str(data[key]))
-    return data

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from rich import box
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 if TYPE_CHECKING:
@@ -145,43 +144,51 @@ def render_run_summary(report: RunReport) -> Table:
 
 
 def render_runs_table(runs: Sequence[RunSummary]) -> Table:
-    table = Table(title="Recent runs")
-    for column in (
-        "id",
-        "started",
-        "status",
-        "source",
-        "searches",
-        "requests",
-        "seen",
-        "new",
-        "changes",
-        "alerts",
-        "errors",
-        "duration",
-    ):
-        table.add_column(column)
+    """Recent runs in 80 columns: short headers, the source cut to fit, full data in ``--json``."""
+    table = Table(
+        title="Recent runs",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+        caption="req requests, seen/new listings, chg price changes, err failed searches",
+    )
+    table.add_column("id", justify="right", no_wrap=True)
+    table.add_column("started", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("source", overflow="ellipsis", no_wrap=True, max_width=12)
+    for name in ("req", "seen", "new", "chg", "alerts", "err", "took"):
+        table.add_column(name, justify="right", no_wrap=True)
     for run in runs:
         table.add_row(
             str(run.id),
-            run.started_at.strftime("%Y-%m-%d %H:%M"),
+            run.started_at.strftime("%m-%d %H:%M"),
             run.status,
             escape(run.source),
-            str(run.searches),
             str(run.requests),
             str(run.listings_seen),
             str(run.listings_new),
             str(run.observations_new),
             str(run.alerts_sent),
             str(len(run.errors)),
-            f"{run.duration.total_seconds():.1f}s" if run.duration else "",
+            render_duration(run.duration.total_seconds()) if run.duration else "",
         )
     return table
+
+
+def render_duration(seconds: float) -> str:
+    """``8.2s``, ``14m``, ``2h05``: short enough for a table column."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f}m"
+    return f"{seconds // 3600:.0f}h{seconds % 3600 // 60:02.0f}"
 
 
 @contextmanager
 def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
     """A rich progress bar over the run's steps; yields the callback that advances it."""
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),

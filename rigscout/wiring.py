@@ -7,13 +7,13 @@ notifiers); the pipeline itself receives them ready-made.
 from __future__ import annotations
 
 import contextlib
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import httpx
 from sqlalchemy.orm import Session
 
 from db.state import SessionStateStore
+from rigscout.clock import utcnow as utcnow
 from rigscout.models import Listing, Mode, Normalized, SavedSearch
 from rigscout.pipeline import CollectedSearch, Collector
 from scraper.browse import BrowseClient
@@ -30,10 +30,6 @@ if TYPE_CHECKING:
     from ranking.normalize import Normalizer
     from rigscout.config import Settings
     from scraper.collect import FetchedPage, PageSource
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def normalizer_for(normalizer: Normalizer) -> Callable[[Listing], Normalized]:

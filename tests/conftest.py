@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -20,8 +21,25 @@ def load_sample(*parts: str) -> str:
     """A real saved eBay page or response from ../shared/ebay-samples (never copied here)."""
     path = SAMPLES.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared sample {path} is not present next to the project")
+        missing_shared(f"shared sample {path} is not present next to the project")
     return path.read_text(encoding="utf-8")
+
+
+def missing_shared(reason: str) -> NoReturn:
+    """Skip a test that needs ../shared; under ``CI=true`` fail, as a missing PostgreSQL does."""
+    if os.environ.get("CI") and not os.environ.get("RIGSCOUT_ALLOW_SHARED_SKIP"):
+        pytest.fail(reason + " (CI must test against ../shared; set RIGSCOUT_SHARED)")
+    pytest.skip(reason)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``CI=true`` a missing ../shared stops the run at once with the reason."""
+    ci = os.environ.get("CI") and not os.environ.get("RIGSCOUT_ALLOW_SHARED_SKIP")
+    if ci and not SAMPLES.is_dir():
+        raise pytest.UsageError(
+            f"{SAMPLES} is missing: CI must test against the shared eBay samples "
+            "(put the shared folder next to the project or set RIGSCOUT_SHARED)"
+        )
 
 
 def load_fixture(*parts: str) -> str:

@@ -97,4 +97,4 @@ def test_chart_commands_write_png_files(engine, tmp_path):
 
 def test_an_unknown_sku_is_refused(tmp_path):
     result = CliRunner().invoke(cli, ["chart", "history", "nvidia-gtx-9999"])
-    assert result.exit_code == 2 and "not catalog SKUs" in result.output
+    assert result.exit_code == 2 and "not a catalog SKU: nvidia-gtx-9999" in result.output

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from rigscout.config import DiscordChannel, SmtpChannel, load_settings
+from rigscout.config import DiscordChannel, SmtpChannel, load_settings, missing_secrets
 from rigscout.errors import ConfigError
 from rigscout.models import Mode
 
@@ -102,27 +103,198 @@ def test_a_secret_written_in_the_file_is_refused(tmp_path: Path):
     ("text", "message"),
     [
         ("[database\n", "not valid TOML"),
-        ('[[search]]\nname = "x"\n', "query"),
-        ('[[search]]\nquery = "p40"\nmarketplace = "EBAY_XX"\n', "unknown marketplace"),
+        ('[[search]]\nname = "x"\n', "[[search]] #1 (x): query is required"),
+        (
+            '[[search]]\nquery = "p40"\nmarketplace = "EBAY_XX"\n',
+            "marketplace = \"EBAY_XX\": expected 'EBAY_US'",
+        ),
         ('[[search]]\nquery = "p40"\nmodes = ["sometimes"]\n', "sometimes"),
-        ('[[alerts.rule]]\nchannels = ["nowhere"]\n', "unknown channels"),
-        ("[collector]\nspeed = 3\n", "unknown keys: speed"),
-        ('[alerts.channels.c]\ntype = "discord"\n', "RIGSCOUT_DISCORD_WEBHOOK is not set"),
+        (
+            '[[alerts.rule]]\nchannels = ["nowhere"]\n',
+            "[[alerts.rule]] #1: unknown channel 'nowhere'",
+        ),
+        ("[collector]\nspeed = 3\n", "[collector]: unknown key speed (known keys: base_url,"),
         (
             '[alerts.channels.m]\ntype = "email"\nhost = "h"\nfrom = "a@b"\nto = "c@d"\n'
             'security = "tls"\n',
-            "security must be",
+            "[alerts.channels.m]: security = \"tls\": expected 'starttls', 'ssl' or 'none'",
         ),
     ],
 )
 def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, message: str):
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         load_settings(write(tmp_path, text), {})
 
 
-def test_fx_rates_and_their_date_are_read(tmp_path: Path):
-    path = write(tmp_path, '[rank]\ncurrency = "eur"\n[rank.fx]\ndate = "2026-11-20"\nUSD = 0.95\n')
-    rank = load_settings(path, {}).rank
-    assert rank.currency == "EUR"
-    assert rank.fx_rates == {"USD": Decimal("0.95"), "EUR": Decimal(1)}
-    assert str(rank.fx_date) == "2026-11-20"
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # typos in section and key names name the closest valid one
+        ("[colector]\nconcurrency = 2\n", "unknown key colector (did you mean collector?)"),
+        (
+            '[[search]]\nname = "p40"\nquery = "p40"\nmaxprice = 50\n',
+            "[[search]] #1 (p40): unknown key maxprice (did you mean max_price?)",
+        ),
+        (
+            '[[alerts.rule]]\nname = "cheap"\nmax_prise = 50\n',
+            "[[alerts.rule]] #1 (cheap): unknown key max_prise (did you mean max_price?)",
+        ),
+        (
+            '[alerts.channels.d]\ntype = "discord"\nwebhook_url_evn = "X"\n',
+            "[alerts.channels.d]: unknown key webhook_url_evn (did you mean webhook_url_env?)",
+        ),
+        (
+            "[rank.freight]\nservr = 100\n",
+            "[rank.freight]: unknown key servr (did you mean server?)",
+        ),
+        # wrong types and ranges name the key, the value and what is expected
+        ('[collector]\nconcurrency = "two"\n', '[collector]: concurrency = "two": expected'),
+        ('[collector]\ntimeout = "20s"\n', '[collector]: timeout = "20s": expected'),
+        ("[collector]\nconcurrency = 0\n", "concurrency = 0: expected greater than or equal to 1"),
+        ("[rank]\nwindow_days = 2.5\n", "[rank]: window_days = 2.5: expected"),
+        ('[[search]]\nquery = "p40"\nmax_price = "cheap"\n', '"cheap" is not a number'),
+        ('[[search]]\nquery = "p"\nmin_price = 9\nmax_price = 5\n', "min_price 9 is above"),
+        ("[[alerts.rule]]\nmin_score = 0.8\nmin_discount = 3\n", "min_discount = 3: expected"),
+        ("[[alerts.rule]]\nmin_score = 180\n", "min_score = 180: expected less than or"),
+        ('[[alerts.rule]]\ncategory = "gpus"\n', "category = \"gpus\": expected 'gpu'"),
+        ('[alerts.channels.x]\ntype = "pager"\n', "[alerts.channels.x]: "),
+        ("[alerts.channels.x]\nhost = 1\n", 'needs type = "email" or "discord"'),
+        ('[rank.fx]\nEUR = "1.05"\n', 'fx EUR = "1.05": expected a rate above 0'),
+        ('[rank]\nprofile = "trainig"\n', "unknown profile 'trainig' (did you mean training?)"),
+        ('[schedule]\ntimezone = "Mars/Base"\n', "not a time zone"),
+        ('[schedule]\ncron = "daily"\n', "expected five fields"),
+        ('[[search]]\nquery = "a"\n[[search]]\nquery = "a"\n', "two searches are named 'a'"),
+        # rules naming things that do not exist
+        (
+            '[[alerts.rule]]\nsku = "nvidia-tesla-v100-sxm9"\n',
+            "unknown SKU 'nvidia-tesla-v100-sxm9' (did you mean nvidia-tesla-v100-sxm2",
+        ),
+        ('[[alerts.rule]]\nprofile = "gaming"\n', "unknown profile 'gaming'"),
+        ('[[plan]]\nname = "box"\nchannels = ["pager"]\n', "[[plan]] #1 (box): unknown channel"),
+        ('[[plan]]\nvram_gb = "lots"\n', '[[plan]] #1: vram_gb = "lots": expected'),
+        ("[report]\ndir = 3\n", "[report]: dir = 3: expected a valid string"),
+        ("[catalog]\nextra = [1]\n", "[catalog]: "),
+    ],
+)
+def test_each_mistake_is_one_line_naming_section_key_and_value(
+    tmp_path: Path, text: str, line: str
+):
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write(tmp_path, text), {})
+    message = str(caught.value)
+    assert line in message
+    assert message.startswith("rigscout.toml: ")
+    assert len(message.splitlines()) == 1
+
+
+def test_every_problem_in_the_file_is_reported_at_once(tmp_path: Path):
+    text = '[collector]\nconcurrency = "two"\nspeed = 1\n[[search]]\nname = "x"\n'
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write(tmp_path, text), {})
+    assert len(str(caught.value).splitlines()) == 3
+
+
+def test_a_url_given_as_a_variable_name_is_refused_without_echoing_it(tmp_path: Path):
+    hook = "https://discord.com/api/webhooks/123/S3cr3tT0ken"
+    text = f'[alerts.channels.d]\ntype = "discord"\nwebhook_url_env = "{hook}"\n'
+    with pytest.raises(ConfigError) as caught:
+        load_settings(write(tmp_path, text), {})
+    assert "that looks like a URL, not a variable name" in str(caught.value)
+    assert "S3cr3tT0ken" not in str(caught.value)
+
+
+def test_the_sections_other_features_read_are_accepted(tmp_path: Path):
+    text = """
+[catalog]
+extra = ["my-skus.csv"]
+
+[report]
+dir = "report"
+url = "https://example.com/rigscout/"
+
+[collector]
+max_retry_wait = 600
+throttle_factor = 2.0
+full_sweep_hours = 24
+fast_lane_daily_requests = 200
+
+[alerts.channels.chat]
+type = "discord"
+
+[[plan]]
+name = "llm-box"
+vram_gb = 96
+budget = 2500
+profile = "llm-inference"
+fp16_tflops = 100
+gpus = 4
+form_factor = "server"
+max_auctions = 2
+channels = ["chat"]
+currency = "USD"
+"""
+    settings = load_settings(write(tmp_path, text), {})
+    assert settings.alerts.channels["chat"].name == "chat"
+
+
+def test_a_discord_channel_without_its_variable_loads_and_is_named_as_missing(tmp_path: Path):
+    text = '[alerts.channels.c]\ntype = "discord"\n'
+    settings = load_settings(write(tmp_path, text), {})
+    assert missing_secrets(settings.alerts.channels) == [
+        "alert channel 'c': environment variable RIGSCOUT_DISCORD_WEBHOOK is not set"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p, "is a directory, not a file"),
+        (lambda p: p / "none.toml", "does not exist (run `rigscout init`)"),
+    ],
+)
+def test_an_unreadable_config_path_is_one_line(tmp_path: Path, make, message: str):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_settings(make(tmp_path), {})
+
+
+def test_the_starter_examples_are_valid_and_on_the_real_scales(tmp_path: Path):
+    text = STARTER.read_text(encoding="utf-8")
+    head, alerts = text.split("\n[alerts]\n")
+    uncommented = "\n".join(line.removeprefix("# ") for line in alerts.splitlines())
+    path = write(tmp_path, f"{head}\n[alerts]\n{uncommented}")
+    settings = load_settings(path, {"RIGSCOUT_DISCORD_WEBHOOK": "https://x.invalid/h"})
+    rules = {r.name: r for r in settings.alerts.rules}
+    assert rules["any-great-deal"].min_score == 80
+    assert rules["cheap-v100-sxm2"].max_price == Decimal(250)
+    assert set(settings.alerts.channels) == {"email", "discord"}
+
+
+def test_the_smallest_useful_sections_take_their_defaults(tmp_path: Path):
+    text = """
+[alerts.channels.mail]
+type = "email"
+host = "smtp.example.com"
+from = "me@example.com"
+to = "me@example.com"
+
+[[alerts.rule]]
+min_score = 70
+
+[[search]]
+query = "tesla p40"
+"""
+    settings = load_settings(write(tmp_path, text), {})
+    mail = settings.alerts.channels["mail"]
+    assert isinstance(mail, SmtpChannel)
+    assert (mail.port, mail.security, mail.mode, mail.recipients) == (
+        587,
+        "starttls",
+        "digest",
+        ("me@example.com",),
+    )
+    (rule,) = settings.alerts.rules
+    assert rule.name == "rule-1" and rule.channels == ("mail",) and rule.min_score == 70
+    (search,) = settings.searches
+    assert search.name == "tesla p40" and search.modes == (Mode.ACTIVE,)
+    assert search.buying == "all" and search.max_pages == 3
+    assert settings.collector.concurrency == 2 and settings.rank.window_days == 30

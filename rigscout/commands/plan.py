@@ -1,44 +1,58 @@
-"""``rigscout plan``: the cheapest complete rigs for a VRAM target from the stored listings."""
+"""``rigscout plan``: the cheapest complete rigs for a VRAM target from the stored listings.
+
+It only reads: on a database rigscout has not initialised it says so and creates nothing.
+"""
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
-from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy.orm import Session
 
-from ranking.plan import Target
-from ranking.plan_render import render_plan_json, render_plans_text
-from ranking.plan_rules import load_plan_rules
-from rigscout.cli import AppContext, handle_errors, open_store, pass_app
-from rigscout.plans import load_plans
-from rigscout.wiring import utcnow
+from rigscout.commands.app import (
+    AppContext,
+    emit_json,
+    handle_errors,
+    open_existing_store,
+    pass_app,
+)
+from rigscout.commands.options import POSITIVE, money_option, profile_option
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 
 @click.command("plan")
-@click.option("--vram", type=float, required=True, help="Total VRAM the rig needs, in GB.")
-@click.option("--budget", type=Decimal, help="Most the whole rig may cost, landed.")
-@click.option("--profile", type=click.Choice(["llm-inference", "training", "capacity"]))
-@click.option("--fp16-tflops", type=float, help="Least aggregate FP16 TFLOP/s.")
-@click.option("--gpus", type=int, help="Exactly this many cards or modules.")
+@click.option(
+    "--vram",
+    type=click.FloatRange(min=0, min_open=True),
+    required=True,
+    help="Total VRAM the rig needs, in GB.",
+)
+@money_option("--budget", help="Most the whole rig may cost, landed.")
+@profile_option()
+@click.option("--fp16-tflops", type=click.FloatRange(min=0), help="Least aggregate FP16 TFLOP/s.")
+@click.option("--gpus", type=POSITIVE, help="Exactly this many cards or modules.")
 @click.option(
     "--form-factor",
     type=click.Choice(["any", "pcie", "sxm2", "sxm4"]),
     default="any",
     show_default=True,
 )
-@click.option("--max-auctions", type=int, help="At most this many running auctions to win.")
-@click.option("--limit", default=5, show_default=True, help="How many plans to show.")
-@click.option("--workstation-slots", type=int, help="GPU slots of your own PC (default 4).")
-@click.option("--workstation-width", type=int, help="Widest card your PC takes (default 3).")
-@click.option("--workstation-psu", type=int, help="Your PC's PSU watts (default 1600).")
+@click.option(
+    "--max-auctions",
+    type=click.IntRange(min=0),
+    help="At most this many running auctions to win.",
+)
+@click.option("--limit", type=POSITIVE, default=5, show_default=True, help="Plans to show.")
+@click.option("--workstation-slots", type=POSITIVE, help="GPU slots of your own PC (default 4).")
+@click.option("--workstation-width", type=POSITIVE, help="Widest card your PC takes (default 3).")
+@click.option("--workstation-psu", type=POSITIVE, help="Your PC's PSU watts (default 1600).")
 @click.option("--boards", is_flag=True, help="Also plan on bare GPU boards (your own chassis).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON list instead of text.")
 @pass_app
 @handle_errors
-def _plan(
+def plan(
     app: AppContext,
     vram: float,
     budget: Decimal | None,
@@ -63,6 +77,16 @@ def _plan(
 
         rigscout plan --vram 64 --budget 1500
     """
+    from dataclasses import replace
+
+    from sqlalchemy.orm import Session
+
+    from ranking.plan import Target
+    from ranking.plan_render import render_plan_json, render_plans_text
+    from ranking.plan_rules import load_plan_rules
+    from rigscout.clock import utcnow
+    from rigscout.plans import load_plans
+
     settings = app.settings()
     ws = load_plan_rules().workstation
     ws = replace(
@@ -84,14 +108,14 @@ def _plan(
         boards=boards,
     )
     now = utcnow()
-    with Session(open_store(settings)) as session:
+    with Session(open_existing_store(settings)) as session:
         plans = load_plans(session, settings, target, now)
     if as_json:
-        click.echo(json.dumps([render_plan_json(p) for p in plans], indent=2))
+        emit_json([render_plan_json(p) for p in plans])
     elif plans:
         click.echo(render_plans_text(plans, now))
     else:
         click.echo("No complete rig reaches that target with today's listings.")
 
 
-plan: click.Command = _plan  # declared: rigscout/cli.py registers it while still importing
+COMMANDS: tuple[click.Command, ...] = (plan,)

@@ -1,0 +1,1 @@
+"""The commands of ``rigscout``, by topic; each module lists its own in ``COMMANDS``."""

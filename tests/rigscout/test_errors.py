@@ -1,0 +1,227 @@
+"""Every command and option, given a bad value, answers with one clear line and an exit code.
+
+The sweep walks the real command tree, so a command added later is swept too: each option
+of each command gets values a user could mistype, and the answer must be an ``Error:`` line
+(two at most), never a traceback, with the README's exit code.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from typing import TYPE_CHECKING
+
+import click
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from db.engine import open_engine
+from db.models import ListingRow, ObservationRow
+from rigscout.cli import cli
+from tests.rigscout.helpers import (
+    DEMO,
+    collector_config,
+    rigscout_process,
+    serve_demo_pages,
+    write_config,
+)
+from tests.support.fake_ebay import FakeEbay
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+GOOD_ARGS = {"skus": "nvidia-tesla-p40"}
+BAD_BY_NAME = {
+    "skus": ["not-a-sku"],
+    "sku": ["not-a-sku"],
+    "search_names": ["no-such-search"],
+    "max_price": ["abc", "-5", "nan"],
+    "output": ["/missing/dir/out.csv", "."],
+    "output_dir": ["/etc/passwd/charts"],
+}
+BAD_BY_TYPE = {
+    "IntRange": ["x", "-5", "0.5"],
+    "IntParamType": ["x"],
+    "Choice": ["nope"],
+    "DateTime": ["yesterday", "2026-13-45"],
+    "Path": ["/no/such/path"],
+}
+
+
+def walk(group: click.Group = cli, prefix: tuple[str, ...] = ()):
+    for name, command in sorted(group.commands.items()):
+        yield (*prefix, name), command
+        if isinstance(command, click.Group):
+            yield from walk(command, (*prefix, name))
+
+
+def bad_invocations():
+    for path, command in walk():
+        required = [
+            GOOD_ARGS.get(p.name or "", "x")
+            for p in command.params
+            if isinstance(p, click.Argument) and p.required and p.name in GOOD_ARGS
+        ]
+        for param in command.params:
+            if isinstance(param, click.Option) and (param.is_flag or param.name == "help"):
+                continue
+            values = BAD_BY_NAME.get(param.name or "") or BAD_BY_TYPE.get(type(param.type).__name__)
+            for value in values or ():
+                if isinstance(param, click.Argument):
+                    args = [*path, value]
+                else:
+                    args = [*path, *required, param.opts[-1], value]
+                yield pytest.param(args, value, id=" ".join(args))
+
+
+@pytest.fixture(scope="module")
+def empty_config(tmp_path_factory) -> Path:
+    """An initialised database with nothing in it."""
+    base = tmp_path_factory.mktemp("empty")
+    path = write_config(base, f"sqlite:///{base / 'rigscout.db'}")
+    result = CliRunner().invoke(cli, ["--config", str(path), "init"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> Path:
+    """A database holding the demo run, so every command gets as far as its options."""
+    base = tmp_path_factory.mktemp("demo")
+    path = write_config(base, f"sqlite:///{base / 'rigscout.db'}")
+    result = CliRunner().invoke(
+        cli, ["--config", str(path), "run", "--offline", str(DEMO), "--no-alerts"]
+    )
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def assert_one_clear_line(result, *, codes=(1, 2)) -> None:
+    text = result.output
+    assert result.exit_code in codes, text
+    assert "Traceback" not in text
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert 1 <= len(lines) <= 2, text
+    assert any(line.startswith("Error: ") for line in lines), text
+
+
+@pytest.mark.parametrize(("args", "value"), list(bad_invocations()))
+def test_a_bad_value_anywhere_is_one_clear_line(config: Path, args: list[str], value: str):
+    result = CliRunner().invoke(cli, ["--config", str(config), *args])
+    assert_one_clear_line(result)
+    option = next((a for a in args if a.startswith("-")), None)
+    assert value in result.output or (option and option in result.output), result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (["runs"], {"RIGSCOUT_DATABASE_URL": "garbage"}, "not a database URL"),
+        (["--config", "/tmp", "runs"], {}, "is a directory"),
+        (["--config", "/no/such.toml", "rank"], {}, "does not exist"),
+        (["no-such-command"], {}, "No such command"),
+        (["rank", "--limit"], {}, "requires an argument"),
+        (["parse", "/tmp"], {}, "is a directory"),
+    ],
+)
+def test_ordinary_mistakes_get_one_line(args, env, expected):
+    result = CliRunner().invoke(cli, args, env=env)
+    assert_one_clear_line(result)
+    assert expected in result.output
+
+
+def test_a_page_that_is_not_an_ebay_page_is_one_line(tmp_path: Path):
+    page = tmp_path / "notes.html"
+    page.write_text("<html><body>my shopping notes</body></html>")
+    assert_one_clear_line(CliRunner().invoke(cli, ["parse", str(page)]))
+
+
+def test_a_csv_that_is_not_a_terapeak_export_is_one_line(config: Path, tmp_path: Path):
+    csv = tmp_path / "prices.csv"
+    csv.write_bytes(b"\x00\x01garbage,,\n1,2\n")
+    result = CliRunner().invoke(cli, ["--config", str(config), "import", str(csv)])
+    assert_one_clear_line(result)
+
+
+def test_unknown_skus_get_the_same_answer_on_every_command(config: Path):
+    answers = set()
+    for args in (
+        ["rank", "--sku", "not-a-sku"],
+        ["chart", "history", "not-a-sku"],
+        ["export", "prices", "--sku", "not-a-sku"],
+        ["export", "listings", "--sku", "not-a-sku"],
+    ):
+        result = CliRunner().invoke(cli, ["--config", str(config), *args])
+        assert result.exit_code == 2
+        answers.add(result.output)
+    assert answers == {"Error: not a catalog SKU: not-a-sku (see `rigscout catalog`)\n"}
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["rank"], "No listings yet: run `rigscout run`"),
+        (["runs"], "No runs yet: run `rigscout run`"),
+        (["chart", "history", "nvidia-tesla-p40"], "no price history for nvidia-tesla-p40 yet"),
+        (["chart", "value"], "no SKU has a market price yet"),
+    ],
+)
+def test_an_empty_database_answers_with_a_hint(empty_config: Path, args, hint):
+    result = CliRunner().invoke(cli, ["--config", str(empty_config), *args])
+    assert hint in result.output
+    assert "Traceback" not in result.output
+
+
+def test_export_on_an_empty_database_writes_the_header_once(empty_config: Path):
+    result = CliRunner().invoke(cli, ["--config", str(empty_config), "export", "listings"])
+    assert result.exit_code == 0
+    assert result.stdout.count("marketplace,item_id") == 1
+
+
+@pytest.mark.slow
+def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path):
+    with FakeEbay() as fake:
+        serve_demo_pages(fake)
+        extra = collector_config(fake.base_url, rate=4.0)  # a run takes several seconds
+        config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", extra=extra)
+        assert CliRunner().invoke(cli, ["--config", str(config), "init"]).exit_code == 0
+        proc = rigscout_process(["--config", str(config), "run", "--no-alerts"])
+        time.sleep(2.5)  # past start-up, inside the run
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    lines = stderr.strip().splitlines()
+    assert lines == ["Error: interrupted (nothing half-saved: each search is all or nothing)"]
+    engine = open_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    with Session(engine) as session:
+        orphans = session.scalars(
+            select(ObservationRow.id).outerjoin(ListingRow).where(ListingRow.id.is_(None))
+        ).all()
+    engine.dispose()
+    assert orphans == []
+
+
+def test_a_run_refused_by_the_lock_exits_3(tmp_path: Path):
+    from rigscout.lock import run_lock
+
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    assert CliRunner().invoke(cli, ["--config", str(config), "init"]).exit_code == 0
+    engine = open_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    with run_lock(engine):
+        result = CliRunner().invoke(
+            cli, ["--config", str(config), "run", "--offline", str(DEMO), "--no-alerts"]
+        )
+    engine.dispose()
+    assert result.exit_code == 3
+    assert result.output.startswith("Error: another rigscout run is using this database")
+
+
+@pytest.mark.parametrize("args", [["runs"], ["rank"], ["rank", "--include-flagged"]], ids=" ".join)
+def test_tables_fit_80_columns(config: Path, args: list[str]):
+    result = CliRunner().invoke(cli, ["--config", str(config), *args], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    table = result.output.split("\n1. ")[0]  # the table, not the sentences under it
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert "…  " not in table.splitlines()[2]  # no header cut short
