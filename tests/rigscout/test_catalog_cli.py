@@ -20,6 +20,7 @@ def run(args: list[str]):
 
 def test_unmatched_titles_of_the_demo_are_grouped_by_model(tmp_path: Path) -> None:
     config = str(write_config(tmp_path, f"sqlite:///{tmp_path / 'rigscout.db'}"))
+    assert run(["--config", config, "init"]).exit_code == 0
     assert run(["--config", config, "catalog", "unmatched"]).output.startswith("Every stored")
     assert run(["--config", config, "run", "--offline", str(DEMO), "--no-alerts"]).exit_code == 0
 

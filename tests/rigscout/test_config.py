@@ -206,7 +206,7 @@ def test_a_url_given_as_a_variable_name_is_refused_without_echoing_it(tmp_path: 
 def test_the_sections_other_features_read_are_accepted(tmp_path: Path):
     text = """
 [catalog]
-extra = ["my-skus.csv"]
+extra = ["my-skus.toml"]
 
 [report]
 dir = "report"
@@ -228,13 +228,16 @@ budget = 2500
 profile = "llm-inference"
 fp16_tflops = 100
 gpus = 4
-form_factor = "server"
+form_factor = "sxm2"
 max_auctions = 2
 channels = ["chat"]
 currency = "USD"
 """
+    (tmp_path / "my-skus.toml").write_text("", encoding="utf-8")
     settings = load_settings(write(tmp_path, text), {})
     assert settings.alerts.channels["chat"].name == "chat"
+    assert settings.catalog_extra == (tmp_path / "my-skus.toml",)
+    assert [(p.name, p.vram_gb, p.form_factor) for p in settings.plans] == [("llm-box", 96, "sxm2")]
 
 
 def test_a_discord_channel_without_its_variable_loads_and_is_named_as_missing(tmp_path: Path):

@@ -126,4 +126,4 @@ def test_a_bad_saved_plan_is_one_clear_line_and_exit_code_2(tmp_path):
     config = write_config(tmp_path, "sqlite://", extra='[[plan]]\nname = "x"\nvram = 64\n')
     result = invoke(config, "plan", "--vram", "64")
     assert result.exit_code == 2
-    assert "[[plan]] 'x': unknown keys vram" in result.output
+    assert "[[plan]] #1 (x): unknown key vram (did you mean vram_gb?)" in result.output
