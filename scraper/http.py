@@ -2,7 +2,8 @@
 
 Settings (``[collector]``): ``requests_per_second``, ``jitter``, ``concurrency``, ``timeout``,
 ``retries`` with exponential ``backoff`` on 429/5xx/timeouts (Retry-After wins), and
-``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as is.
+``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as is. ``timeout``
+bounds each whole request, connect to last byte (``scraper.deadline``), never only one read.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from rigscout.errors import BlockedError, ConfigError, FetchError
+from scraper.deadline import fetch_within
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -97,11 +99,12 @@ class PoliteFetcher:
             with self._lock:
                 self.requests += 1
             try:
-                response = self.client.get(
+                response = fetch_within(
+                    self.client,
+                    "GET",
                     url,
+                    seconds=min(self.settings.timeout, remaining),
                     headers={"User-Agent": self.settings.user_agent},
-                    timeout=min(self.settings.timeout, remaining),
-                    follow_redirects=True,
                 )
             except TRANSIENT_ERRORS as exc:
                 log.info("GET %s failed: %s", url, type(exc).__name__)

@@ -3,7 +3,7 @@
 It serves registered result pages at ``/sch/i.html`` by query (``_nkw``), sold or active
 (``LH_Sold=1``) and page number (``_pgn``), logs every request, and can be told to
 misbehave on the next requests the way eBay does: 429 with Retry-After, 5xx, a slow
-answer, a truncated body, a captcha page or a redirect to a sign-in wall.
+answer, a body sent one byte at a time (``trickle_next``), a truncated body, a captcha page or a redirect to a sign-in wall.
 
     with FakeEbay() as ebay:
         ebay.add_page("tesla p40", html)            # active, page 1
@@ -76,7 +76,7 @@ class RecordedRequest:
 
 @dataclass(frozen=True, slots=True)
 class _Fault:
-    kind: str  # "status", "slow", "truncate", "captcha", "signin", "signin-page"
+    kind: str  # "status", "slow", "trickle", "truncate", "captcha", "signin", "signin-page"
     page: int | None  # None: whichever page is asked for next
     status: int = 500
     retry_after: str | None = None
@@ -165,6 +165,13 @@ class FakeEbay:
     def slow_next(self, seconds: float, *, times: int = 1, page: int | None = None) -> None:
         """Wait ``seconds`` before answering the next requests (normally, if still there)."""
         self._queue(_Fault("slow", page, seconds=seconds), times)
+
+    def trickle_next(
+        self, seconds_per_byte: float = 1.0, *, times: int = 1, page: int | None = None
+    ) -> None:
+        """Answer at once with the headers, then send the body one byte every ``seconds_per_byte``
+        (whitespace first, as a stalling server would), never idle long enough for a read timeout."""
+        self._queue(_Fault("trickle", page, seconds=seconds_per_byte), times)
 
     def truncate_next(self, *, times: int = 1, page: int | None = None) -> None:
         """Promise more bytes in Content-Length than the body has, then close the connection."""
@@ -277,6 +284,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._record("slow")
             self.owner._wait(fault.seconds)
             self._send_page(None)
+        elif fault.kind == "trickle":
+            self._record("trickle")
+            self._trickle(fault.seconds)
         else:
             self._answer_fault(fault)
 
@@ -311,6 +321,22 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             target = f"{SIGNIN_PATH}?ru={quote(self.path, safe='')}"
             self._send(302, "", "signin", {"Location": target})
+
+    def _trickle(self, seconds_per_byte: float) -> None:
+        body = (" " * 64 + "<html><body>a page that never ends</body></html>").encode()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for index in range(len(body)):
+                self.wfile.write(body[index : index + 1])
+                self.wfile.flush()
+                if self.owner._stop.wait(seconds_per_byte):
+                    break
+        except OSError:
+            pass
+        self.close_connection = True
 
     def _record(self, label: str) -> None:
         user_agent = self.headers.get("User-Agent")
