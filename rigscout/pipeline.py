@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules
+from db.deferrals import load_deferral, save_deferral
 from db.leases import (
     claim_next_search,
     load_open_lease_count,
@@ -29,7 +30,7 @@ from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, s
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from ranking.rank import RankFilters
 from rigscout.deals import load_ranking
-from rigscout.errors import CollectError
+from rigscout.errors import CollectError, RateLimitedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -132,7 +133,7 @@ def run_daily(
         stale = STALE_AFTER if plan.lease_key else timedelta(0)
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
-    totals, failures, requests = _collect_all(
+    totals, failures, requests, taken = _collect_all(
         plan,
         engine=engine,
         collector=collector,
@@ -158,7 +159,7 @@ def run_daily(
             session,
             run_id,
             counts=RunCounts(
-                searches=len(plan.searches),
+                searches=taken,
                 requests=requests,
                 listings_seen=totals.seen,
                 listings_new=totals.new_listings,
@@ -170,7 +171,7 @@ def run_daily(
         )
     return RunReport(
         run_id=run_id,
-        searches=len(plan.searches),
+        searches=taken,
         requests=requests,
         saved=totals,
         failures=tuple(failures),
@@ -189,14 +190,23 @@ def _collect_all(
     run_id: int,
     now: Callable[[], datetime],
     on_step: Callable[[str], None],
-) -> tuple[SaveCounts, list[SearchFailure], int]:
+) -> tuple[SaveCounts, list[SearchFailure], int, int]:
+    """Collect every search this run takes; returns the totals, the failures, the requests
+    sent (failed searches' too) and how many searches the run took in hand."""
     totals = SaveCounts(0, 0, 0, 0)
     failures: list[SearchFailure] = []
     requests = 0
+    taken = 0
     for search in _searches_for(plan, engine, now):
+        taken += 1
         failed_before = len(failures)
         for mode in search.modes:
             on_step(f"{search.name} ({mode.value})")
+            deferred = _deferred_until(engine, search, now())
+            if deferred is not None:
+                message = f"deferred: eBay asked us to wait until {deferred:%Y-%m-%d %H:%M} UTC"
+                failures.append(SearchFailure(search.name, mode.value, message))
+                continue
             try:
                 counts, spent = collect_and_save(
                     search,
@@ -210,6 +220,9 @@ def _collect_all(
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
                 failures.append(SearchFailure(search.name, mode.value, str(exc), exc.url))
+                requests += exc.requests
+                if isinstance(exc, RateLimitedError):
+                    _defer(engine, search, exc, now())
                 continue
             totals = totals + counts
             requests += spent
@@ -217,7 +230,17 @@ def _collect_all(
             with Session(engine) as session:
                 ok = len(failures) == failed_before
                 save_lease_result(session, plan.lease_key, search.name, ok=ok, now=now())
-    return totals, failures, requests
+    return totals, failures, requests, taken
+
+
+def _deferred_until(engine: Engine, search: SavedSearch, now: datetime) -> datetime | None:
+    with Session(engine) as session:
+        return load_deferral(session, search.name, now=now)
+
+
+def _defer(engine: Engine, search: SavedSearch, error: RateLimitedError, now: datetime) -> None:
+    with Session(engine) as session, session.begin():
+        save_deferral(session, search.name, until=error.until, reason=str(error), now=now)
 
 
 def _all_searches_done(plan: RunPlan, engine: Engine) -> bool:

@@ -14,6 +14,7 @@ import httpx
 from sqlalchemy.orm import Session
 
 from db.state import SessionStateStore
+from rigscout.errors import CollectError
 from rigscout.models import Listing, Mode, Normalized, SavedSearch
 from rigscout.pipeline import CollectedSearch, Collector
 from scraper.browse import BrowseClient
@@ -52,14 +53,18 @@ def _page_collector(
         search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
     ) -> CollectedSearch:
         before = requests()
-        result = collect_search(
-            search,
-            mode,
-            fetch_page=source,
-            is_known=is_known,
-            max_pages=min(search.max_pages, max_pages),
-            now=utcnow(),
-        )
+        try:
+            result = collect_search(
+                search,
+                mode,
+                fetch_page=source,
+                is_known=is_known,
+                max_pages=min(search.max_pages, max_pages),
+                now=utcnow(),
+            )
+        except CollectError as exc:
+            exc.requests = requests() - before
+            raise
         return CollectedSearch(result.listings, requests() - before, result.stopped)
 
     return collect
@@ -106,7 +111,12 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
                 # so sold searches still go through the search pages.
                 if mode is Mode.SOLD:
                     return pages(search, mode, is_known)
-                result = browse.fetch_item_summaries(search, max_pages=search.max_pages)
+                before = browse.calls
+                try:
+                    result = browse.fetch_item_summaries(search, max_pages=search.max_pages)
+                except CollectError as exc:
+                    exc.requests = browse.calls - before
+                    raise
                 return CollectedSearch(result.listings, result.calls, "api")
 
             yield collect

@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,12 +59,14 @@ SIGNIN_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Sign in or Register
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """One request the fake received, and how it answered (``"page"``, ``"429"``, ...)."""
+    """One request the fake received, how it answered (``"page"``, ``"429"``, ...) and when
+    (``time.monotonic()`` on arrival)."""
 
     path: str
     params: dict[str, str]
     user_agent: str | None
     answer: str
+    at: float = 0.0
 
     @property
     def query(self) -> str | None:
@@ -263,9 +266,11 @@ class _Handler(BaseHTTPRequestHandler):
     owner: FakeEbay
     server_version = "FakeEbay/1.0"
     _path = ""
+    _arrived = 0.0
     _params: dict[str, str]
 
     def do_GET(self) -> None:
+        self._arrived = time.monotonic()
         split = urlsplit(self.path)
         self._path = split.path
         self._params = dict(parse_qsl(split.query, keep_blank_values=True))
@@ -340,7 +345,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, label: str) -> None:
         user_agent = self.headers.get("User-Agent")
-        self.owner._record(RecordedRequest(self._path, self._params, user_agent, label))
+        self.owner._record(
+            RecordedRequest(self._path, self._params, user_agent, label, self._arrived)
+        )
 
     def _send(
         self,
