@@ -103,16 +103,34 @@ def run_job(
         worker=f"{socket.gethostname()}:{os.getpid()}",
     )
     engine = open_engine(settings.database_url)
-    upgrade(engine)
     steps = sum(len(s.modes) for s in searches) + 1
     lock = contextlib.nullcontext() if worker else run_lock(engine, wait=wait)
+    with lock:
+        # Migrate under the run lock: a run started alongside on a brand-new database gets
+        # the lock message, never a half-made schema (workers share the lock only to migrate).
+        with run_lock(engine, wait=True) if worker else contextlib.nullcontext():
+            upgrade(engine)
+        report = _run_locked(settings, plan, engine, console, steps, offline, worker)
+    engine.dispose()
+    _print_report(console, report, limit=limit, dry_run=dry_run)
+    return report
+
+
+def _run_locked(
+    settings: Settings,
+    plan: RunPlan,
+    engine: Engine,
+    console: Console,
+    steps: int,
+    offline: Path | None,
+    worker: bool,
+) -> RunReport:
     with (
-        lock,
         _collector(settings, engine, offline) as collector,
         httpx.Client(timeout=30) as client,
         progress_bar(console, steps) as step,
     ):
-        report = run_daily(
+        return run_daily(
             settings,
             plan,
             engine=engine,
@@ -124,9 +142,6 @@ def run_job(
             on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
-    engine.dispose()
-    _print_report(console, report, limit=limit, dry_run=dry_run)
-    return report
 
 
 def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:

@@ -104,6 +104,7 @@ class FakeEbay:
         self._faults: deque[_Fault] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._release = threading.Event()
         self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._serve, name="fake-ebay", daemon=True)
 
@@ -123,6 +124,7 @@ class FakeEbay:
         tb: TracebackType | None,
     ) -> None:
         self._stop.set()
+        self._release.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -191,6 +193,10 @@ class FakeEbay:
         """
         self._queue(_Fault("signin-page" if inline else "signin", page), times)
 
+    def release(self) -> None:
+        """End every slow answer now (and any later one at once): they answer as they would."""
+        self._release.set()
+
     def count(self, query: str | None = None) -> int:
         """How many search requests arrived (for ``query`` only, when given)."""
         with self._lock:
@@ -231,7 +237,7 @@ class FakeEbay:
             self.requests.append(request)
 
     def _wait(self, seconds: float) -> None:
-        self._stop.wait(seconds)
+        self._release.wait(seconds)
 
 
 def _retry_after_text(value: float | str) -> str:
