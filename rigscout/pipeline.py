@@ -260,11 +260,13 @@ def _searches_for(
     by_name = {s.name: s for s in plan.searches}
     with Session(engine) as session:
         save_lease_rows(session, plan.lease_key, list(by_name), now())
+    tried: set[str] = set()
     while True:
         with Session(engine) as session:
-            name = claim_next_search(session, plan.lease_key, plan.worker, now())
+            name = claim_next_search(session, plan.lease_key, plan.worker, now(), tried=tried)
         if name is None:
             return
+        tried.add(name)
         log.info("worker %s leased search %s", plan.worker, name)
         yield by_name[name]
 

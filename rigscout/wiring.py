@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import httpx
 from sqlalchemy.orm import Session
 
+from db.pacer import DatabasePacer
 from db.state import SessionStateStore
 from rigscout.errors import CollectError
 from rigscout.models import Listing, Mode, Normalized, SavedSearch
@@ -92,7 +93,9 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
     with httpx.Client(
         timeout=cs.timeout, headers={"User-Agent": cs.user_agent}, follow_redirects=True
     ) as client:
-        fetcher = PoliteFetcher(client, cs)
+        # On PostgreSQL every process (workers, cron, the daemon) shares one request rate.
+        pacer = DatabasePacer(engine) if engine.dialect.name == "postgresql" else None
+        fetcher = PoliteFetcher(client, cs, pacer=pacer)
         pages = _page_collector(
             web_page_source(fetcher, base_url=cs.base_url), cs.max_pages, lambda: fetcher.requests
         )

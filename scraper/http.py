@@ -112,7 +112,6 @@ class PoliteFetcher:
                 status=error.status,
             )
         until = self._wall() + timedelta(seconds=defer)
-        self._pacer.hold(defer)
         return RateLimitedError(
             f"{error.reason}: eBay asks us to wait {defer:g}s (Retry-After), longer than "
             f"max_retry_wait ({self._policy.max_retry_wait:g}s); deferred until "
