@@ -101,6 +101,7 @@ def run_job(
         dry_run=dry_run,
         lease_key=f"{utcnow():%Y-%m-%d}" if worker else None,
         worker=f"{socket.gethostname()}:{os.getpid()}",
+        full_sweep_hours=settings.collector.full_sweep_hours,
     )
     engine = open_engine(settings.database_url)
     steps = sum(len(s.modes) for s in searches) + 1

@@ -28,6 +28,7 @@ from db.leases import (
 )
 from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, start_run
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
+from db.sweeps import load_sweep_due, save_sweep
 from ranking.rank import RankFilters
 from rigscout.deals import load_ranking
 from rigscout.errors import CollectError, RateLimitedError
@@ -48,7 +49,8 @@ log = logging.getLogger(__name__)
 class Collector(Protocol):
     """Collects one saved search in one mode.
 
-    ``is_known`` answers which of the given listings are already stored unchanged.
+    ``is_known`` answers which of the given listings are already stored unchanged; ``full``
+    asks for every page (a full sweep) instead of stopping at the first with nothing new.
     """
 
     def __call__(
@@ -56,6 +58,8 @@ class Collector(Protocol):
         search: SavedSearch,
         mode: Mode,
         is_known: Callable[[Sequence[Listing]], set[str]],
+        *,
+        full: bool = False,
     ) -> CollectedSearch: ...
 
 
@@ -107,6 +111,7 @@ class RunPlan:
     dry_run: bool = False
     lease_key: str | None = None  # set for `run --worker`: searches are leased, not all taken
     worker: str = "main"
+    full_sweep_hours: float = 24.0  # read every page of a search at least this often
 
 
 def run_daily(
@@ -216,6 +221,7 @@ def _collect_all(
                     normalize=normalize,
                     run_id=run_id,
                     now=now,
+                    full_sweep=timedelta(hours=plan.full_sweep_hours),
                 )
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
@@ -280,17 +286,27 @@ def collect_and_save(
     normalize: Callable[[Listing], Normalized],
     run_id: int | None,
     now: Callable[[], datetime],
+    full_sweep: timedelta | None = None,
 ) -> tuple[SaveCounts, int]:
-    """Collect one search and save it in one transaction: all of it, or nothing."""
+    """Collect one search and save it in one transaction: all of it, or nothing.
+
+    Every page is read when the last full sweep of the search is ``full_sweep`` old or more.
+    """
 
     def is_known(listings: Sequence[Listing]) -> set[str]:
         with Session(engine) as session:
             return load_known_item_ids(session, listings)
 
-    collected = collector(search, mode, is_known)
+    with Session(engine) as session:
+        full = full_sweep is not None and load_sweep_due(
+            session, search.name, mode, every=full_sweep, now=now()
+        )
+    collected = collector(search, mode, is_known, full=full)
     items = [(listing, normalize(listing)) for listing in collected.listings]
     with Session(engine) as session, session.begin():
         counts = save_listings(session, items, search=search.name, run_id=run_id, now=now())
+        if collected.stopped != "all-known":
+            save_sweep(session, search.name, mode, now=now())
     log.info(
         "search %s (%s): %d listings, %d new, %d price changes, %d requests, stopped: %s",
         search.name,

@@ -51,7 +51,11 @@ def _page_collector(
     requests: Callable[[], int],
 ) -> Collector:
     def collect(
-        search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
+        search: SavedSearch,
+        mode: Mode,
+        is_known: Callable[[Sequence[Listing]], set[str]],
+        *,
+        full: bool = False,
     ) -> CollectedSearch:
         before = requests()
         try:
@@ -62,6 +66,7 @@ def _page_collector(
                 is_known=is_known,
                 max_pages=min(search.max_pages, max_pages),
                 now=utcnow(),
+                full=full,
             )
         except CollectError as exc:
             exc.requests = requests() - before
@@ -108,12 +113,17 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
             )
 
             def collect(
-                search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
+                search: SavedSearch,
+                mode: Mode,
+                is_known: Callable[[Sequence[Listing]], set[str]],
+                *,
+                full: bool = False,
             ) -> CollectedSearch:
                 # Browse has no sold listings (Marketplace Insights is closed to new users),
-                # so sold searches still go through the search pages.
+                # so sold searches still go through the search pages. Browse always reads
+                # every page it is allowed, so it needs no separate sweep.
                 if mode is Mode.SOLD:
-                    return pages(search, mode, is_known)
+                    return pages(search, mode, is_known, full=full)
                 before = browse.calls
                 try:
                     result = browse.fetch_item_summaries(search, max_pages=search.max_pages)
