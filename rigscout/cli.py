@@ -723,3 +723,8 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
             run_now=run_now,
         )
     )
+
+
+from rigscout.fastlane_cli import fast_lane  # noqa: E402 - the command imports this module
+
+cli.add_command(fast_lane)

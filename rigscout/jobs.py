@@ -64,7 +64,7 @@ def select_searches(settings: Settings, names: Sequence[str]) -> tuple[SavedSear
 
 
 @contextlib.contextmanager
-def _collector(settings: Settings, engine: Engine, offline: Path | None) -> Iterator[Collector]:
+def open_collector(settings: Settings, engine: Engine, offline: Path | None) -> Iterator[Collector]:
     if offline is not None:
         yield offline_collector(offline, settings)
     else:
@@ -127,7 +127,7 @@ def _run_locked(
     worker: bool,
 ) -> RunReport:
     with (
-        _collector(settings, engine, offline) as collector,
+        open_collector(settings, engine, offline) as collector,
         httpx.Client(timeout=30) as client,
         progress_bar(console, steps) as step,
     ):

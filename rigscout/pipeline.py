@@ -111,7 +111,7 @@ class RunPlan:
     dry_run: bool = False
     lease_key: str | None = None  # set for `run --worker`: searches are leased, not all taken
     worker: str = "main"
-    full_sweep_hours: float = 24.0  # read every page of a search at least this often
+    full_sweep_hours: float | None = 24.0  # every page at least this often; None: never
 
 
 def run_daily(
@@ -221,7 +221,9 @@ def _collect_all(
                     normalize=normalize,
                     run_id=run_id,
                     now=now,
-                    full_sweep=timedelta(hours=plan.full_sweep_hours),
+                    full_sweep=None
+                    if plan.full_sweep_hours is None
+                    else timedelta(hours=plan.full_sweep_hours),
                 )
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
