@@ -42,10 +42,12 @@ NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 @pytest.mark.parametrize(
     ("weights", "budget", "expected_minutes"),
     [
-        ({"p40": 3.0, "a100": 1.0}, 14, {"p40": 144, "a100": 360}),
+        # polls beyond one a day each go as the square root of new listings: 2:1 here
+        ({"p40": 4.0, "a100": 1.0}, 8, {"p40": 288, "a100": 480}),
+        ({"rtx-3090": 49.0, "esc4000": 1.0}, 18, {"rtx-3090": 96, "esc4000": 480}),
         ({"p40": 1.0, "a100": 1.0}, 96, {"p40": 30, "a100": 30}),
-        # a quiet search still gets its daily poll, however small its share
-        ({"rtx-3090": 49.0, "esc4000": 1.0}, 50, {"rtx-3090": 30, "esc4000": 1440}),
+        # a search with no new listings still gets its daily poll
+        ({"rtx-3090": 1.0, "esc4000": 0.0}, 49, {"rtx-3090": 30, "esc4000": 1440}),
     ],
 )
 def test_the_daily_budget_is_shared_where_listings_appear(weights, budget, expected_minutes):
