@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from alerts.render_discord import render_discord_batches, render_discord_payloads
+from rigscout.deadline import fetch_within
 from rigscout.errors import AlertError
 from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 
@@ -85,8 +86,12 @@ class DiscordNotifier:
     def _post(self, payload: dict[str, Any]) -> None:
         """One POST; Transient for what is worth retrying, AlertError for a refusal."""
         try:
-            response = self._client.post(
-                self._channel.webhook_url, json=payload, timeout=self._channel.timeout
+            response = fetch_within(
+                self._client,
+                "POST",
+                self._channel.webhook_url,
+                seconds=self._channel.timeout,
+                json=payload,
             )
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise self._error(f"webhook URL is not usable ({type(exc).__name__})") from None

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
+from rigscout.deadline import fetch_within
 from rigscout.errors import BudgetError, FetchError, ParseError, RateLimitedError
 from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.browse_parse import parse_item_summaries
@@ -37,6 +38,7 @@ PAGE_LIMIT = 200
 RESULT_CAP = 10_000  # eBay pages through at most this many results of one search
 TOKEN_MARGIN = timedelta(minutes=5)  # tokens are reused from the database: minting is capped
 PACIFIC = ZoneInfo("America/Los_Angeles")
+CALL_DEADLINE = 60.0  # seconds for one whole search call, connect to last byte
 MAX_BANDS = 64
 OPEN_CEILING = Decimal(100_000)  # where an open-ended price range is first cut
 CENT = Decimal("0.01")
@@ -206,7 +208,9 @@ class BrowseClient:
 
         def send(token: str) -> Callable[[], httpx.Response]:
             auth = {"Authorization": f"Bearer {token}", **headers}
-            return lambda: self._client.get(url, params=params, headers=auth)
+            return lambda: fetch_within(
+                self._client, "GET", url, seconds=CALL_DEADLINE, params=params, headers=auth
+            )
 
         response = self._send(send(self._token(search, force=False)), url, search, self._policy)
         if response.status_code == 401:

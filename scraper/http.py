@@ -5,7 +5,7 @@ Settings (``[collector]``): ``requests_per_second``, ``jitter``, ``concurrency``
 (``rigscout.retry``: a Retry-After up to ``max_retry_wait`` is waited out, a longer one raises
 RateLimitedError so the search is deferred), ``throttle_factor`` (a 429/503 slows every
 request), and ``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as
-is. ``timeout`` bounds each whole request, connect to last byte (``scraper.deadline``).
+is. ``timeout`` bounds each whole request, connect to last byte (``rigscout.deadline``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from rigscout.deadline import fetch_within
 from rigscout.errors import BlockedError, ConfigError, FetchError, RateLimitedError
 from rigscout.retry import Transient, call_with_retries, parse_retry_after, policy_for
-from scraper.deadline import fetch_within
 from scraper.pacing import LocalPacer, Throttle
 
 if TYPE_CHECKING:
