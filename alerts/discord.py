@@ -1,7 +1,9 @@
 """Post deals to a Discord webhook, honouring rate limits and retrying server errors.
 
 HTTP 429 waits the ``retry_after`` Discord gives (JSON body, else the Retry-After header);
-5xx and network failures retry with backoff; anything else fails at once. The webhook URL
+5xx and network failures retry with backoff; anything else fails at once. Retries follow the
+``discord`` policy of ``rigscout.retry`` (a rate limit longer than its ``max_retry_wait``
+fails the channel; its alerts stay pending for the next run). The webhook URL
 holds a secret token, so it never appears in an error, a log line or a repr.
 """
 
@@ -15,15 +17,15 @@ import httpx
 
 from alerts.render_discord import render_discord_batches, render_discord_payloads
 from alerts.render_email import render_plain
+from rigscout.deadline import fetch_within
 from rigscout.errors import AlertError
+from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from rigscout.config import DiscordChannel
     from rigscout.models import Deal
-
-MAX_RETRY_AFTER = 60.0  # seconds; a longer rate limit fails the channel until the next run
 
 
 def mask_webhook(url: str) -> str:
@@ -41,15 +43,13 @@ class DiscordNotifier:
         client: httpx.Client,
         *,
         sleep: Callable[[float], None] = time.sleep,
-        attempts: int = 4,
-        backoff: float = 1.0,
+        policy: RetryPolicy | None = None,
     ) -> None:
         self.name = channel.name
         self._channel = channel
         self._client = client
         self._sleep = sleep
-        self._attempts = max(1, attempts)
-        self._backoff = backoff
+        self._policy = policy or policy_for("discord")
 
     def __repr__(self) -> str:
         webhook = mask_webhook(self._channel.webhook_url)
@@ -77,42 +77,38 @@ class DiscordNotifier:
 
     def send_payload(self, payload: dict[str, Any]) -> None:
         """POST one webhook body, waiting out 429s and retrying 5xx (bounded)."""
-        problem = ""
-        for attempt in range(self._attempts):
-            try:
-                response = self._client.post(
-                    self._channel.webhook_url, json=payload, timeout=self._channel.timeout
-                )
-            except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-                raise self._error(f"webhook URL is not usable ({type(exc).__name__})") from None
-            except httpx.TransportError as exc:
-                problem, wait = f"network error ({type(exc).__name__})", self._pause(attempt)
-            else:
-                if response.is_success:
-                    return
-                problem, wait = f"HTTP {response.status_code}", self._wait_for(response, attempt)
-            if attempt + 1 < self._attempts:
-                self._sleep(wait)
-        raise self._error(f"webhook failed after {self._attempts} attempts: {problem}")
+        try:
+            call_with_retries(lambda: self._post(payload), self._policy, sleep=self._sleep)
+        except Transient as exc:
+            wait = exc.defer_for(self._policy)
+            if wait is not None:
+                raise self._error(f"webhook rate-limited for {wait:.0f} s") from None
+            attempts = self._policy.attempts
+            raise self._error(f"webhook failed after {attempts} attempts: {exc.reason}") from None
 
-    def _wait_for(self, response: httpx.Response, attempt: int) -> float:
-        """Seconds to wait before retrying ``response``; a 4xx other than 429 fails at once."""
+    def _post(self, payload: dict[str, Any]) -> None:
+        """One POST; Transient for what is worth retrying, AlertError for a refusal."""
+        try:
+            response = fetch_within(
+                self._client,
+                "POST",
+                self._channel.webhook_url,
+                seconds=self._channel.timeout,
+                json=payload,
+            )
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise self._error(f"webhook URL is not usable ({type(exc).__name__})") from None
+        except httpx.TransportError as exc:
+            raise Transient(f"network error ({type(exc).__name__})") from None
+        if response.is_success:
+            return
+        problem = f"HTTP {response.status_code}"
         if response.status_code == 429:
-            return self._retry_after(response)
+            raise Transient(problem, status=429, retry_after=_retry_after_seconds(response))
         if response.is_server_error:
-            return self._pause(attempt)
+            raise Transient(problem, status=response.status_code)
         reason = _reason(response)
         raise self._error(f"webhook refused the post: HTTP {response.status_code}{reason}")
-
-    def _pause(self, attempt: int) -> float:
-        """Exponential backoff: 1 s, 2 s, 4 s... with the default ``backoff``."""
-        return self._backoff * 2.0**attempt
-
-    def _retry_after(self, response: httpx.Response) -> float:
-        seconds = _retry_after_seconds(response)
-        if seconds > MAX_RETRY_AFTER:
-            raise self._error(f"webhook rate-limited for {seconds:.0f} s")
-        return seconds
 
     def _error(self, message: str) -> AlertError:
         secret = self._channel.webhook_url
@@ -125,11 +121,10 @@ class DiscordNotifier:
 
 def _retry_after_seconds(response: httpx.Response) -> float:
     """Discord's ``retry_after`` (JSON seconds), else the Retry-After header, else one second."""
-    for value in (_json_field(response, "retry_after"), response.headers.get("Retry-After")):
-        seconds = _as_seconds(value)
-        if seconds is not None:
-            return seconds
-    return 1.0
+    seconds = _as_seconds(_json_field(response, "retry_after"))
+    if seconds is None:
+        seconds = parse_retry_after(response.headers)
+    return 1.0 if seconds is None else seconds
 
 
 def _as_seconds(value: object) -> float | None:

@@ -2,19 +2,23 @@
 
 One message per run in ``digest`` mode, one per deal in ``immediate`` mode. The password
 comes only from the ``SmtpChannel`` (read from the environment at the CLI edge) and is
-never logged nor put in an error message.
+never logged nor put in an error message. A server that hangs up, times out or answers a
+temporary (4xx) reply is retried under the ``smtp`` policy of ``rigscout.retry``; messages
+already accepted are not sent again.
 """
 
 from __future__ import annotations
 
 import smtplib
 import ssl
+import time
 from datetime import UTC, datetime
 from email.utils import make_msgid, parseaddr
 from typing import TYPE_CHECKING
 
 from alerts.render_email import render_email_digest, render_plain, render_subject
 from rigscout.errors import AlertError
+from rigscout.retry import RetryPolicy, Transient, call_with_retries, policy_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -46,6 +50,8 @@ class EmailNotifier:
         smtp_factory: Callable[[SmtpChannel, ssl.SSLContext], smtplib.SMTP] = open_smtp,
         ssl_context: ssl.SSLContext | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        sleep: Callable[[float], None] = time.sleep,
+        policy: RetryPolicy | None = None,
     ) -> None:
         if channel.security not in SECURITY_MODES:
             raise AlertError(
@@ -61,6 +67,8 @@ class EmailNotifier:
         self._factory = smtp_factory
         self._context = ssl_context
         self._now = now
+        self._sleep = sleep
+        self._policy = policy or policy_for("smtp")
 
     def __repr__(self) -> str:
         return f"EmailNotifier(name={self.name!r}, host={self._channel.host!r})"
@@ -101,7 +109,25 @@ class EmailNotifier:
             self.send_messages(messages)
 
     def send_messages(self, messages: Sequence[EmailMessage]) -> None:
-        """Deliver ready messages over one SMTP session."""
+        """Deliver ready messages over one SMTP session, retrying temporary failures."""
+        channel = self._channel
+        waiting = list(messages)
+        try:
+            call_with_retries(lambda: self._session(waiting), self._policy, sleep=self._sleep)
+        except Transient as exc:
+            cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+            raise AlertError(
+                f"SMTP {channel.host}:{channel.port} failed after {self._policy.attempts} "
+                f"attempts: {_describe(cause)}",
+                channel=self.name,
+            ) from exc
+        except (smtplib.SMTPException, OSError) as exc:
+            raise AlertError(
+                f"SMTP {channel.host}:{channel.port} failed: {_describe(exc)}", channel=self.name
+            ) from exc
+
+    def _session(self, waiting: list[EmailMessage]) -> None:
+        """One SMTP session sending ``waiting`` in order; each accepted message leaves the list."""
         channel = self._channel
         context = self._context or ssl.create_default_context()
         try:
@@ -110,14 +136,17 @@ class EmailNotifier:
                     smtp.starttls(context=context)
                 if channel.username:
                     smtp.login(channel.username, channel.password or "")
-                for message in messages:
+                while waiting:
                     smtp.send_message(
-                        message, from_addr=channel.sender, to_addrs=list(channel.recipients)
+                        waiting[0], from_addr=channel.sender, to_addrs=list(channel.recipients)
                     )
-        except (smtplib.SMTPException, OSError) as exc:
-            raise AlertError(
-                f"SMTP {channel.host}:{channel.port} failed: {_describe(exc)}", channel=self.name
-            ) from exc
+                    waiting.pop(0)
+        except (smtplib.SMTPServerDisconnected, TimeoutError) as exc:
+            raise Transient(type(exc).__name__) from exc
+        except smtplib.SMTPResponseException as exc:
+            if 400 <= exc.smtp_code < 500:
+                raise Transient(f"SMTP {exc.smtp_code}") from exc
+            raise
 
 
 def _domain(address: str) -> str:

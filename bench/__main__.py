@@ -19,6 +19,7 @@ BENCHMARKS = {
     "plan-store": ("bench.bench_plan", {"function": "run_store"}),
     "auction": ("bench.bench_auction", {}),
     "startup": ("bench.bench_startup", {}),
+    "fastlane": ("bench.bench_fastlane", {}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
@@ -29,6 +30,7 @@ QUICK = {
     "plan-store": {"listings": 10_000, "observations": 30_000},
     "auction": {"folds": 5},
     "startup": {"repeat": 3},
+    "fastlane": {"days": 5},
 }
 
 

@@ -2,7 +2,9 @@
 
 Each day's run has a key; every saved search gets one lease row for it. A worker claims the
 next pending row with ``SELECT … FOR UPDATE SKIP LOCKED``, so two workers never take the same
-search, and a lease left behind by a killed worker becomes claimable again after ``stale``.
+search, and a lease left behind by a killed worker becomes claimable again after ``stale``. A
+search that failed is claimable again by any worker that has not tried it yet (a worker
+process tries each search once; the next worker started that day retries it).
 SQLite has one writer at a time, so the same code is correct there without SKIP LOCKED.
 """
 
@@ -16,7 +18,7 @@ from sqlalchemy import func, or_, select
 from db.models import SearchLeaseRow
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from sqlalchemy.orm import Session
 
@@ -48,8 +50,12 @@ def claim_next_search(
     now: datetime,
     *,
     stale: timedelta = timedelta(hours=2),
+    tried: Collection[str] = (),
 ) -> str | None:
-    """Lease the next search of this run for ``worker``; None when all are taken. Commits."""
+    """Lease the next search of this run for ``worker``; None when all are taken. Commits.
+
+    Pending searches come first, then failed ones this worker has not ``tried`` yet.
+    """
     row = session.scalars(
         select(SearchLeaseRow)
         .where(
@@ -57,9 +63,10 @@ def claim_next_search(
             or_(
                 SearchLeaseRow.status == "pending",
                 (SearchLeaseRow.status == "leased") & (SearchLeaseRow.updated_at < now - stale),
+                (SearchLeaseRow.status == "failed") & SearchLeaseRow.search.not_in(list(tried)),
             ),
         )
-        .order_by(SearchLeaseRow.id)
+        .order_by((SearchLeaseRow.status == "failed").asc(), SearchLeaseRow.id)
         .limit(1)
         .with_for_update(skip_locked=True)
     ).first()

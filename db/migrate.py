@@ -6,6 +6,7 @@ from a checkout and after ``pip install``. Upgrading an up-to-date database does
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
+from filelock import FileLock, Timeout
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
@@ -21,15 +23,47 @@ from db.engine import describe_url
 from rigscout.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from sqlalchemy import Connection, Engine
 
 MIGRATIONS = Path(__file__).resolve().with_name("migrations")
 # Any constant will do: it only has to be the same for every rigscout process.
 PG_MIGRATION_LOCK = 0x7269_6773_636F
+MIGRATION_WAIT = 600.0  # seconds another process's migration may take before we give up
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Migrate the database to ``revision`` in one transaction (atomic on PostgreSQL)."""
+    """Migrate the database to ``revision`` in one transaction (atomic on PostgreSQL).
+
+    Two processes migrating one database at once take turns: a PostgreSQL advisory lock, or
+    a file lock next to the SQLite file; the second then finds the schema up to date.
+    """
+    with _sqlite_migration_lock(engine):
+        _upgrade(engine, revision)
+
+
+@contextlib.contextmanager
+def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        yield
+        return
+    lock = FileLock(database + ".migrate.lock")
+    try:
+        lock.acquire(timeout=MIGRATION_WAIT)
+    except Timeout as exc:
+        raise StoreError(
+            f"Cannot migrate database {describe_url(engine.url)}: another process has been "
+            f"migrating it for {MIGRATION_WAIT:g}s (lock file {lock.lock_file})."
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _upgrade(engine: Engine, revision: str) -> None:
     try:
         with engine.begin() as conn:
             if conn.dialect.name == "postgresql":

@@ -60,6 +60,10 @@ class CollectorSettings:
     backoff: float = 2.0
     max_total_seconds: float = 900.0
     max_pages: int = 3
+    max_retry_wait: float = 300.0  # a longer Retry-After defers the search until then
+    throttle_factor: float = 2.0  # a 429/503 stretches every request's interval this much
+    full_sweep_hours: float = 24.0  # page through every page of a search at least this often
+    fast_lane_daily_requests: int = 0  # first-page polls a day between sweeps (0: off)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@
     │   └── LockedError        another run holds the run lock
     ├── CollectError           one saved search could not be collected (the run goes on)
     │   ├── FetchError         network failure or HTTP error after retries
+    │   │   └── RateLimitedError  eBay asked us to wait longer than we wait in place
     │   ├── BlockedError       eBay answered with a captcha, sign-in wall or error page
     │   ├── ParseError         a page we could not read (unknown layout, zero listings on a
     │   │                      page that says it has results, truncated markup)
@@ -18,6 +19,11 @@ as attributes, and its ``str()`` names them.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 
 class RigscoutError(Exception):
@@ -37,7 +43,13 @@ class LockedError(StoreError):
 
 
 class CollectError(RigscoutError):
-    """One saved search could not be collected; other searches go on."""
+    """One saved search could not be collected; other searches go on.
+
+    ``requests`` is how many requests the failed collection had sent (set by the collector),
+    so a run counts every request it made, failed ones included.
+    """
+
+    requests: int = 0
 
     def __init__(self, message: str, *, url: str | None = None, search: str | None = None) -> None:
         self.url = url
@@ -65,6 +77,22 @@ class FetchError(CollectError):
     ) -> None:
         self.status = status
         super().__init__(message, url=url, search=search)
+
+
+class RateLimitedError(FetchError):
+    """eBay's Retry-After asks for a longer wait than we wait in place: deferred until ``until``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        until: datetime,
+        url: str | None = None,
+        search: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        self.until = until
+        super().__init__(message, url=url, search=search, status=status)
 
 
 class BlockedError(CollectError):

@@ -56,7 +56,7 @@ def select_searches(settings: Settings, names: Sequence[str]) -> tuple[SavedSear
 
 
 @contextlib.contextmanager
-def _collector(settings: Settings, engine: Engine, offline: Path | None) -> Iterator[Collector]:
+def open_collector(settings: Settings, engine: Engine, offline: Path | None) -> Iterator[Collector]:
     if offline is not None:
         yield offline_collector(offline, settings)
     else:
@@ -96,18 +96,37 @@ def run_job(
         dry_run=dry_run,
         lease_key=f"{utcnow():%Y-%m-%d}" if worker else None,
         worker=f"{socket.gethostname()}:{os.getpid()}",
+        full_sweep_hours=settings.collector.full_sweep_hours,
     )
     engine = open_engine(settings.database_url)
-    upgrade(engine)
     steps = sum(len(s.modes) for s in searches) + 1
     lock = contextlib.nullcontext() if worker else run_lock(engine, wait=wait)
+    with lock:
+        # Migrate under the run lock: a run started alongside on a brand-new database gets
+        # the lock message, never a half-made schema (workers share the lock only to migrate).
+        with run_lock(engine, wait=True) if worker else contextlib.nullcontext():
+            upgrade(engine)
+        report = _run_locked(settings, plan, engine, console, steps, offline, worker)
+    engine.dispose()
+    _print_report(console, report, limit=limit, dry_run=dry_run)
+    return report
+
+
+def _run_locked(
+    settings: Settings,
+    plan: RunPlan,
+    engine: Engine,
+    console: Console,
+    steps: int,
+    offline: Path | None,
+    worker: bool,
+) -> RunReport:
     with (
-        lock,
-        _collector(settings, engine, offline) as collector,
+        open_collector(settings, engine, offline) as collector,
         httpx.Client(timeout=30) as client,
         progress_bar(console, steps) as step,
     ):
-        report = run_daily(
+        return run_daily(
             settings,
             plan,
             engine=engine,
@@ -119,9 +138,6 @@ def run_job(
             on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
-    engine.dispose()
-    _print_report(console, report, limit=limit, dry_run=dry_run)
-    return report
 
 
 def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:

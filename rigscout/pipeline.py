@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules
+from db.deferrals import load_deferral, save_deferral
 from db.leases import (
     claim_next_search,
     load_open_lease_count,
@@ -27,9 +28,10 @@ from db.leases import (
 )
 from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, start_run
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
+from db.sweeps import load_sweep_due, save_sweep
 from ranking.rank import RankFilters
 from rigscout.deals import load_ranking
-from rigscout.errors import CollectError
+from rigscout.errors import CollectError, RateLimitedError
 from rigscout.plan_alerts import save_plan_alerts
 
 if TYPE_CHECKING:
@@ -48,7 +50,8 @@ log = logging.getLogger(__name__)
 class Collector(Protocol):
     """Collects one saved search in one mode.
 
-    ``is_known`` answers which of the given listings are already stored unchanged.
+    ``is_known`` answers which of the given listings are already stored unchanged; ``full``
+    asks for every page (a full sweep) instead of stopping at the first with nothing new.
     """
 
     def __call__(
@@ -56,6 +59,8 @@ class Collector(Protocol):
         search: SavedSearch,
         mode: Mode,
         is_known: Callable[[Sequence[Listing]], set[str]],
+        *,
+        full: bool = False,
     ) -> CollectedSearch: ...
 
 
@@ -107,6 +112,7 @@ class RunPlan:
     dry_run: bool = False
     lease_key: str | None = None  # set for `run --worker`: searches are leased, not all taken
     worker: str = "main"
+    full_sweep_hours: float | None = 24.0  # every page at least this often; None: never
 
 
 def run_daily(
@@ -133,7 +139,7 @@ def run_daily(
         stale = STALE_AFTER if plan.lease_key else timedelta(0)
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
-    totals, failures, requests = _collect_all(
+    totals, failures, requests, taken = _collect_all(
         plan,
         engine=engine,
         collector=collector,
@@ -159,7 +165,7 @@ def run_daily(
             session,
             run_id,
             counts=RunCounts(
-                searches=len(plan.searches),
+                searches=taken,
                 requests=requests,
                 listings_seen=totals.seen,
                 listings_new=totals.new_listings,
@@ -171,7 +177,7 @@ def run_daily(
         )
     return RunReport(
         run_id=run_id,
-        searches=len(plan.searches),
+        searches=taken,
         requests=requests,
         saved=totals,
         failures=tuple(failures),
@@ -190,14 +196,23 @@ def _collect_all(
     run_id: int,
     now: Callable[[], datetime],
     on_step: Callable[[str], None],
-) -> tuple[SaveCounts, list[SearchFailure], int]:
+) -> tuple[SaveCounts, list[SearchFailure], int, int]:
+    """Collect every search this run takes; returns the totals, the failures, the requests
+    sent (failed searches' too) and how many searches the run took in hand."""
     totals = SaveCounts(0, 0, 0, 0)
     failures: list[SearchFailure] = []
     requests = 0
+    taken = 0
     for search in _searches_for(plan, engine, now):
+        taken += 1
         failed_before = len(failures)
         for mode in search.modes:
             on_step(f"{search.name} ({mode.value})")
+            deferred = _deferred_until(engine, search, now())
+            if deferred is not None:
+                message = f"deferred: eBay asked us to wait until {deferred:%Y-%m-%d %H:%M} UTC"
+                failures.append(SearchFailure(search.name, mode.value, message))
+                continue
             try:
                 counts, spent = collect_and_save(
                     search,
@@ -207,10 +222,16 @@ def _collect_all(
                     normalize=normalize,
                     run_id=run_id,
                     now=now,
+                    full_sweep=None
+                    if plan.full_sweep_hours is None
+                    else timedelta(hours=plan.full_sweep_hours),
                 )
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
                 failures.append(SearchFailure(search.name, mode.value, str(exc), exc.url))
+                requests += exc.requests
+                if isinstance(exc, RateLimitedError):
+                    _defer(engine, search, exc, now())
                 continue
             totals = totals + counts
             requests += spent
@@ -218,7 +239,17 @@ def _collect_all(
             with Session(engine) as session:
                 ok = len(failures) == failed_before
                 save_lease_result(session, plan.lease_key, search.name, ok=ok, now=now())
-    return totals, failures, requests
+    return totals, failures, requests, taken
+
+
+def _deferred_until(engine: Engine, search: SavedSearch, now: datetime) -> datetime | None:
+    with Session(engine) as session:
+        return load_deferral(session, search.name, now=now)
+
+
+def _defer(engine: Engine, search: SavedSearch, error: RateLimitedError, now: datetime) -> None:
+    with Session(engine) as session, session.begin():
+        save_deferral(session, search.name, until=error.until, reason=str(error), now=now)
 
 
 def _all_searches_done(plan: RunPlan, engine: Engine) -> bool:
@@ -238,11 +269,13 @@ def _searches_for(
     by_name = {s.name: s for s in plan.searches}
     with Session(engine) as session:
         save_lease_rows(session, plan.lease_key, list(by_name), now())
+    tried: set[str] = set()
     while True:
         with Session(engine) as session:
-            name = claim_next_search(session, plan.lease_key, plan.worker, now())
+            name = claim_next_search(session, plan.lease_key, plan.worker, now(), tried=tried)
         if name is None:
             return
+        tried.add(name)
         log.info("worker %s leased search %s", plan.worker, name)
         yield by_name[name]
 
@@ -256,17 +289,27 @@ def collect_and_save(
     normalize: Callable[[Listing], Normalized],
     run_id: int | None,
     now: Callable[[], datetime],
+    full_sweep: timedelta | None = None,
 ) -> tuple[SaveCounts, int]:
-    """Collect one search and save it in one transaction: all of it, or nothing."""
+    """Collect one search and save it in one transaction: all of it, or nothing.
+
+    Every page is read when the last full sweep of the search is ``full_sweep`` old or more.
+    """
 
     def is_known(listings: Sequence[Listing]) -> set[str]:
         with Session(engine) as session:
             return load_known_item_ids(session, listings)
 
-    collected = collector(search, mode, is_known)
+    with Session(engine) as session:
+        full = full_sweep is not None and load_sweep_due(
+            session, search.name, mode, every=full_sweep, now=now()
+        )
+    collected = collector(search, mode, is_known, full=full)
     items = [(listing, normalize(listing)) for listing in collected.listings]
     with Session(engine) as session, session.begin():
         counts = save_listings(session, items, search=search.name, run_id=run_id, now=now())
+        if collected.stopped != "all-known":
+            save_sweep(session, search.name, mode, now=now())
     log.info(
         "search %s (%s): %d listings, %d new, %d price changes, %d requests, stopped: %s",
         search.name,

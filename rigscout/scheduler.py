@@ -2,7 +2,8 @@
 
 The job lives in a persistent job store in rigscout's own database (table
 ``apscheduler_jobs``), runs coalesced (missed runs collapse into one), one instance at a time,
-within ``schedule.misfire_grace_seconds``; SIGTERM and SIGINT shut it down cleanly. Settings
+within ``schedule.misfire_grace_seconds``; SIGTERM and SIGINT shut it down cleanly. A second
+job ticks every few minutes for the fast lane (``[collector] fast_lane_daily_requests``). Settings
 are re-read at every run, so config edits take effect without a restart.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,10 +21,11 @@ from zoneinfo import ZoneInfo
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 from rich.console import Console
 
 from rigscout.config import load_settings
-from rigscout.errors import ConfigError, RigscoutError
+from rigscout.errors import ConfigError, LockedError, RigscoutError
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -33,13 +36,59 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 JOB_ID = "rigscout-daily"
+FAST_LANE_JOB_ID = "rigscout-fast-lane"
+FAST_LANE_TICK_MINUTES = 2  # how often the daemon looks for searches due a fast-lane poll
+LOCK_RETRIES = 4  # a daily run finding a fast-lane pass under way tries again this often…
+LOCK_RETRY_SECONDS = 30.0  # …this far apart
+
+
+def scheduled_fast_lane(config_path: str | None, offline: str | None = None) -> int:
+    """The daemon's fast-lane tick: poll the searches that are due, if the lane is on."""
+    from rigscout.fastlane_job import run_fast_lane
+
+    try:
+        settings = load_settings(Path(config_path) if config_path else None, os.environ)
+        if settings.collector.fast_lane_daily_requests <= 0:
+            return 0
+        report = run_fast_lane(settings, offline=Path(offline) if offline else None)
+    except LockedError:
+        log.info("fast lane: a run is under way; skipping this tick")
+        return 0
+    except RigscoutError as exc:
+        log.error("fast lane failed: %s", exc)
+        return 2
+    if report is not None:
+        log.info(
+            "fast lane run %d: %d searches, %d new listings, %d alerts sent",
+            report.run_id,
+            report.searches,
+            report.saved.new_listings,
+            report.alerts.total_sent if report.alerts else 0,
+        )
+    return 0 if report is None else report.exit_code
 
 
 def scheduled_run(config_path: str | None, offline: str | None = None) -> int:
-    """The scheduled job: one daily run with fresh settings; returns its exit code."""
+    """The scheduled job: one daily run with fresh settings; returns its exit code.
+
+    A run finding the lock taken tries again a few times: a fast-lane pass takes seconds.
+    """
+    started = datetime.now().astimezone()
+    for attempt in range(LOCK_RETRIES):
+        try:
+            return _scheduled_run_once(config_path, offline, started)
+        except LockedError as exc:
+            if attempt + 1 == LOCK_RETRIES:
+                log.error("scheduled run failed: %s", exc)
+                return 2
+            log.info("scheduled run: the lock is taken (a fast-lane pass?); retrying shortly")
+            time.sleep(LOCK_RETRY_SECONDS)
+    return 2
+
+
+def _scheduled_run_once(config_path: str | None, offline: str | None, started: datetime) -> int:
     from rigscout.jobs import run_job
 
-    started = datetime.now().astimezone()
     try:
         settings = load_settings(Path(config_path) if config_path else None, os.environ)
         report = run_job(
@@ -53,6 +102,8 @@ def scheduled_run(config_path: str | None, offline: str | None = None) -> int:
             wait=False,
             limit=0,
         )
+    except LockedError:
+        raise
     except RigscoutError as exc:
         log.error("scheduled run failed: %s", exc)
         return 2
@@ -100,6 +151,14 @@ def build_scheduler(
         trigger,
         id=JOB_ID,
         name="rigscout daily run",
+        kwargs=kwargs,
+        replace_existing=True,
+    )
+    scheduler.add_job(
+        "rigscout.scheduler:scheduled_fast_lane",
+        IntervalTrigger(minutes=FAST_LANE_TICK_MINUTES, timezone=tz),
+        id=FAST_LANE_JOB_ID,
+        name="rigscout fast lane",
         kwargs=kwargs,
         replace_existing=True,
     )

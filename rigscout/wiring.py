@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING
 import httpx
 from sqlalchemy.orm import Session
 
+from db.pacer import DatabasePacer
 from db.state import SessionStateStore
 from rigscout.clock import utcnow as utcnow
+from rigscout.errors import CollectError
 from rigscout.models import Listing, Mode, Normalized, SavedSearch
 from rigscout.pipeline import CollectedSearch, Collector
 from scraper.browse import BrowseClient
@@ -45,17 +47,26 @@ def _page_collector(
     requests: Callable[[], int],
 ) -> Collector:
     def collect(
-        search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
+        search: SavedSearch,
+        mode: Mode,
+        is_known: Callable[[Sequence[Listing]], set[str]],
+        *,
+        full: bool = False,
     ) -> CollectedSearch:
         before = requests()
-        result = collect_search(
-            search,
-            mode,
-            fetch_page=source,
-            is_known=is_known,
-            max_pages=min(search.max_pages, max_pages),
-            now=utcnow(),
-        )
+        try:
+            result = collect_search(
+                search,
+                mode,
+                fetch_page=source,
+                is_known=is_known,
+                max_pages=min(search.max_pages, max_pages),
+                now=utcnow(),
+                full=full,
+            )
+        except CollectError as exc:
+            exc.requests = requests() - before
+            raise
         return CollectedSearch(result.listings, requests() - before, result.stopped)
 
     return collect
@@ -83,7 +94,9 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
     with httpx.Client(
         timeout=cs.timeout, headers={"User-Agent": cs.user_agent}, follow_redirects=True
     ) as client:
-        fetcher = PoliteFetcher(client, cs)
+        # On PostgreSQL every process (workers, cron, the daemon) shares one request rate.
+        pacer = DatabasePacer(engine) if engine.dialect.name == "postgresql" else None
+        fetcher = PoliteFetcher(client, cs, pacer=pacer)
         pages = _page_collector(
             web_page_source(fetcher, base_url=cs.base_url), cs.max_pages, lambda: fetcher.requests
         )
@@ -96,13 +109,23 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
             )
 
             def collect(
-                search: SavedSearch, mode: Mode, is_known: Callable[[Sequence[Listing]], set[str]]
+                search: SavedSearch,
+                mode: Mode,
+                is_known: Callable[[Sequence[Listing]], set[str]],
+                *,
+                full: bool = False,
             ) -> CollectedSearch:
                 # Browse has no sold listings (Marketplace Insights is closed to new users),
-                # so sold searches still go through the search pages.
+                # so sold searches still go through the search pages. Browse always reads
+                # every page it is allowed, so it needs no separate sweep.
                 if mode is Mode.SOLD:
-                    return pages(search, mode, is_known)
-                result = browse.fetch_item_summaries(search, max_pages=search.max_pages)
+                    return pages(search, mode, is_known, full=full)
+                before = browse.calls
+                try:
+                    result = browse.fetch_item_summaries(search, max_pages=search.max_pages)
+                except CollectError as exc:
+                    exc.requests = browse.calls - before
+                    raise
                 return CollectedSearch(result.listings, result.calls, "api")
 
             yield collect

@@ -18,9 +18,10 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from rigscout.errors import BudgetError, FetchError, ParseError
+from rigscout.deadline import fetch_within
+from rigscout.errors import BudgetError, FetchError, ParseError, RateLimitedError
+from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.browse_parse import parse_item_summaries
-from scraper.http import parse_retry_after
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,8 +38,7 @@ PAGE_LIMIT = 200
 RESULT_CAP = 10_000  # eBay pages through at most this many results of one search
 TOKEN_MARGIN = timedelta(minutes=5)  # tokens are reused from the database: minting is capped
 PACIFIC = ZoneInfo("America/Los_Angeles")
-RETRIES = 3
-BACKOFF = 2.0
+CALL_DEADLINE = 60.0  # seconds for one whole search call, connect to last byte
 MAX_BANDS = 64
 OPEN_CEILING = Decimal(100_000)  # where an open-ended price range is first cut
 CENT = Decimal("0.01")
@@ -104,8 +104,11 @@ class BrowseClient:
         *,
         now: Callable[[], datetime],
         sleep: Callable[[float], None] = time.sleep,
+        policies: tuple[RetryPolicy, RetryPolicy] | None = None,
     ) -> None:
+        """``policies``: the (search, token) retry policies; by default ``rigscout.retry``'s."""
         self._client = client
+        self._policy, self._token_policy = policies or (policy_for("browse"), policy_for("token"))
         self._api = api
         self._state = state
         self._now = now
@@ -205,12 +208,15 @@ class BrowseClient:
 
         def send(token: str) -> Callable[[], httpx.Response]:
             auth = {"Authorization": f"Bearer {token}", **headers}
-            return lambda: self._client.get(url, params=params, headers=auth)
+            return lambda: fetch_within(
+                self._client, "GET", url, seconds=CALL_DEADLINE, params=params, headers=auth
+            )
 
-        response = self._send(send(self._token(search, force=False)), url, search)
+        response = self._send(send(self._token(search, force=False)), url, search, self._policy)
         if response.status_code == 401:
             # a token can be revoked before its stated expiry: mint once, try once more
-            response = self._send(send(self._token(search, force=True)), url, search)
+            token = self._token(search, force=True)
+            response = self._send(send(token), url, search, self._policy)
         if response.status_code != 200:
             raise FetchError(
                 _describe(response), url=url, search=search.name, status=response.status_code
@@ -230,7 +236,9 @@ class BrowseClient:
         url = self._base + OAUTH_PATH
         auth = httpx.BasicAuth(self._api.client_id or "", self._api.client_secret or "")
         data = {"grant_type": "client_credentials", "scope": SCOPE}
-        response = self._send(lambda: self._client.post(url, data=data, auth=auth), url, search)
+        response = self._send(
+            lambda: self._client.post(url, data=data, auth=auth), url, search, self._token_policy
+        )
         if response.status_code != 200:
             message = "eBay refused the OAuth token request (check the client id and secret): "
             raise FetchError(
@@ -253,26 +261,51 @@ class BrowseClient:
         return token
 
     def _send(
-        self, request: Callable[[], httpx.Response], url: str, search: SavedSearch
+        self,
+        request: Callable[[], httpx.Response],
+        url: str,
+        search: SavedSearch,
+        policy: RetryPolicy,
     ) -> httpx.Response:
-        """One call with bounded retries on 429, 5xx and network errors; each try is budgeted."""
-        attempt = 0
-        while True:
+        """One call under ``policy``: 429, 5xx and network errors are retried, each try budgeted.
+
+        When the tries run out, the last answer is returned for the caller to describe.
+        """
+        last: list[httpx.Response] = []
+
+        def attempt() -> httpx.Response:
             self._spend(search)
             try:
                 response = request()
             except httpx.TransportError as exc:
-                if attempt == RETRIES:
-                    error = f"network error: {type(exc).__name__}"
-                    raise FetchError(error, url=url, search=search.name) from exc
-                wait = None
-            else:
-                if attempt == RETRIES or not _retryable(response):
-                    return response
+                raise Transient(f"network error: {type(exc).__name__}") from exc
+            if _retryable(response):
+                last[:] = [response]
                 log.info("%s: HTTP %d, retrying", url, response.status_code)
-                wait = parse_retry_after(response)
-            self._sleep(wait if wait is not None else BACKOFF * 2**attempt)
-            attempt += 1
+                raise Transient(
+                    f"HTTP {response.status_code}",
+                    status=response.status_code,
+                    retry_after=parse_retry_after(response.headers, now=self._now()),
+                )
+            return response
+
+        try:
+            return call_with_retries(attempt, policy, sleep=self._sleep)
+        except Transient as exc:
+            defer = exc.defer_for(policy)
+            if defer is not None:
+                until = self._now() + timedelta(seconds=defer)
+                raise RateLimitedError(
+                    f"{exc.reason}: eBay asks us to wait {defer:g}s (Retry-After); deferred until "
+                    f"{until:%Y-%m-%d %H:%M:%S} UTC",
+                    until=until,
+                    url=url,
+                    search=search.name,
+                    status=exc.status,
+                ) from exc
+            if exc.status is None or not last:
+                raise FetchError(exc.reason, url=url, search=search.name) from exc
+            return last[0]
 
     def _spend(self, search: SavedSearch) -> None:
         """Count one call against today's budget, or refuse before it is made."""

@@ -1,7 +1,8 @@
 """The incremental collection loop for one saved search and mode.
 
 Results come newest first, so paging stops at the first page whose listings are all
-already stored unchanged: a daily run over an unchanged search costs one request. Pages
+already stored unchanged: a daily run over an unchanged search costs one request. A full
+sweep (``full=True``) reads every page instead, to catch price changes on deeper pages. Pages
 are fetched by a page source (the web, or saved pages on disk) and parsed afterwards.
 """
 
@@ -60,8 +61,10 @@ def collect_search(
     is_known: Callable[[Sequence[Listing]], set[str]],
     max_pages: int,
     now: datetime | None = None,
+    full: bool = False,
 ) -> SearchResult:
-    """Fetch and parse pages 1..``max_pages`` of ``search`` until nothing new is left.
+    """Fetch and parse pages 1..``max_pages`` of ``search`` until nothing new is left
+    (or, for a ``full`` sweep, until the last page).
 
     ``is_known`` answers which of the given listings are already stored unchanged; ``now``
     lets the parser turn auction countdowns into end times. Errors propagate as
@@ -85,16 +88,18 @@ def collect_search(
         pages += 1
         for listing in page.listings:
             seen.setdefault(listing.item_id, listing)
-        reason = _stop_reason(page, is_known)
+        reason = _stop_reason(page, is_known, full=full)
         if reason:
             stopped = reason
             break
     return SearchResult(search.name, mode, tuple(seen.values()), pages, stopped)
 
 
-def _stop_reason(page: SearchPage, is_known: Callable[[Sequence[Listing]], set[str]]) -> str:
+def _stop_reason(
+    page: SearchPage, is_known: Callable[[Sequence[Listing]], set[str]], *, full: bool
+) -> str:
     """Why paging ends after ``page``, or ``""`` to go on."""
-    if page.listings:
+    if page.listings and not full:
         known = is_known(page.listings)
         if all(listing.item_id in known for listing in page.listings):
             return "all-known"

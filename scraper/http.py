@@ -1,8 +1,11 @@
 """Polite HTTP fetching of eBay pages: rate limit with jitter, concurrency cap, retries.
 
 Settings (``[collector]``): ``requests_per_second``, ``jitter``, ``concurrency``, ``timeout``,
-``retries`` with exponential ``backoff`` on 429/5xx/timeouts (Retry-After wins), and
-``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as is.
+``retries`` with exponential ``backoff`` on 429/5xx/timeouts under the one retry policy
+(``rigscout.retry``: a Retry-After up to ``max_retry_wait`` is waited out, a longer one raises
+RateLimitedError so the search is deferred), ``throttle_factor`` (a 429/503 slows every
+request), and ``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as
+is. ``timeout`` bounds each whole request, connect to last byte (``rigscout.deadline``).
 """
 
 from __future__ import annotations
@@ -11,42 +14,40 @@ import logging
 import random
 import threading
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import httpx
 
-from rigscout.errors import BlockedError, ConfigError, FetchError
+from rigscout.deadline import fetch_within
+from rigscout.errors import BlockedError, ConfigError, FetchError, RateLimitedError
+from rigscout.retry import Transient, call_with_retries, parse_retry_after, policy_for
+from scraper.pacing import LocalPacer, Throttle
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rigscout.config import CollectorSettings
+    from scraper.pacing import Pacer
 
 log = logging.getLogger(__name__)
 
-RETRY_AFTER_CAP = 300.0  # seconds; a longer wait is treated as this long
 TRANSIENT_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
-@dataclass(frozen=True, slots=True)
-class _Retry:
-    """One failed attempt worth retrying, and what the server asked of us."""
-
-    reason: str
-    status: int | None = None
-    retry_after: float | None = None
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 class PoliteFetcher:
     """Fetches pages one polite request at a time; share one instance across threads.
 
     Every request (retries included) waits its turn under one rate limit: consecutive
-    starts are at least ``1 / requests_per_second`` apart, plus up to ``jitter`` of that
-    interval at random, and a 429 holds back every caller until its Retry-After passes.
-    At most ``concurrency`` requests are in flight. ``requests`` counts requests sent.
+    starts are at least ``1 / requests_per_second`` apart (times the throttle's slowdown
+    after 429s and 503s), plus up to ``jitter`` of that interval at random, and a 429 holds
+    back every caller until its Retry-After passes. The ``pacer`` hands out the start times
+    (shared by every worker when it lives in the database). At most ``concurrency`` requests
+    are in flight. ``requests`` counts requests sent, failed ones included.
     """
 
     def __init__(
@@ -57,71 +58,101 @@ class PoliteFetcher:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        pacer: Pacer | None = None,
+        wall: Callable[[], datetime] = _utcnow,
     ) -> None:
-        self.client = client
-        self.settings = settings
-        self.requests = 0
-        self._sleep = sleep
-        self._clock = clock
-        self._rng = rng or random.Random()
-        self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(max(1, settings.concurrency))
-        self._next_start: float | None = None
-        self._deadline = clock() + settings.max_total_seconds
         if settings.requests_per_second <= 0 or settings.jitter < 0 or settings.concurrency < 1:
             raise ConfigError(
                 "[collector] needs requests_per_second > 0, jitter >= 0 and concurrency >= 1"
             )
+        self.client = client
+        self.settings = settings
+        self.requests = 0
+        self.throttle = Throttle(settings.throttle_factor)
+        self._sleep = sleep
+        self._clock = clock
+        self._wall = wall
+        self._rng = rng or random.Random()
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max(1, settings.concurrency))
+        self._pacer = pacer or LocalPacer(clock)
+        self._policy = policy_for("search", settings)
+        self._deadline = clock() + settings.max_total_seconds
 
     def fetch_text(self, url: str, *, search: str | None = None) -> str:
-        """The decoded body of a 200 answer to GET ``url``; FetchError when it cannot be had."""
-        attempt = 0
-        while True:
-            outcome = self._attempt(url, search)
-            if isinstance(outcome, str):
-                return outcome
-            if attempt >= self.settings.retries:
-                raise FetchError(
-                    f"{outcome.reason} after {attempt + 1} attempts",
-                    url=url,
-                    search=search,
-                    status=outcome.status,
-                )
-            self._wait_before_retry(outcome, attempt, url, search)
-            attempt += 1
+        """The decoded body of a 200 answer to GET ``url``; FetchError when it cannot be had.
 
-    def _attempt(self, url: str, search: str | None) -> str | _Retry:
+        RateLimitedError when eBay asks for a longer wait than ``max_retry_wait``: the
+        search is to be deferred until then, not retried early.
+        """
+        tries = 0
+
+        def attempt() -> str:
+            nonlocal tries
+            tries += 1
+            return self._attempt(url, search)
+
+        def before_wait(error: Transient, seconds: float, _: int) -> None:
+            self._before_wait(error, seconds, url, search)
+
+        try:
+            return call_with_retries(
+                attempt, self._policy, sleep=self._sleep, before_wait=before_wait
+            )
+        except Transient as exc:
+            raise self._give_up(exc, tries, url, search) from exc
+
+    def _give_up(self, error: Transient, tries: int, url: str, search: str | None) -> FetchError:
+        defer = error.defer_for(self._policy)
+        if defer is None:
+            return FetchError(
+                f"{error.reason} after {tries} attempts",
+                url=url,
+                search=search,
+                status=error.status,
+            )
+        until = self._wall() + timedelta(seconds=defer)
+        return RateLimitedError(
+            f"{error.reason}: eBay asks us to wait {defer:g}s (Retry-After), longer than "
+            f"max_retry_wait ({self._policy.max_retry_wait:g}s); deferred until "
+            f"{until:%Y-%m-%d %H:%M:%S} UTC",
+            until=until,
+            url=url,
+            search=search,
+            status=error.status,
+        )
+
+    def _attempt(self, url: str, search: str | None) -> str:
         with self._slots:
             self._take_turn(url, search)
             remaining = self._remaining(url, search)
             with self._lock:
                 self.requests += 1
             try:
-                response = self.client.get(
+                response = fetch_within(
+                    self.client,
+                    "GET",
                     url,
+                    seconds=min(self.settings.timeout, remaining),
                     headers={"User-Agent": self.settings.user_agent},
-                    timeout=min(self.settings.timeout, remaining),
-                    follow_redirects=True,
                 )
             except TRANSIENT_ERRORS as exc:
                 log.info("GET %s failed: %s", url, type(exc).__name__)
-                return _Retry(f"{type(exc).__name__}: {exc}")
+                raise Transient(f"{type(exc).__name__}: {exc}") from exc
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise FetchError(f"cannot fetch: {exc}", url=url, search=search) from exc
-        return _judge(response, url, search)
+        self.throttle.saw(response.status_code)
+        return _judge(response, url, search, now=self._wall())
 
     def _take_turn(self, url: str, search: str | None) -> None:
-        """Reserve the next start time under the lock, then sleep outside it."""
-        interval = 1.0 / self.settings.requests_per_second
-        with self._lock:
-            now = self._clock()
-            start = now if self._next_start is None else max(now, self._next_start)
-            spacing = interval * (1.0 + self.settings.jitter * self._rng.random())
-            self._next_start = start + spacing
-        if start > now:
-            if start > self._deadline:
+        """Book the next start with the pacer, then sleep until it outside any lock."""
+        interval = self.throttle.slowdown / self.settings.requests_per_second
+        spacing = interval * (1.0 + self.settings.jitter * self._rng.random())
+        wait = self._pacer.reserve(spacing)
+        if wait > 0:
+            if self._clock() + wait > self._deadline:
                 raise self._budget_spent(url, search)
-            self._sleep(start - now)
+            self._sleep(wait)
 
     def _remaining(self, url: str, search: str | None) -> float:
         remaining = self._deadline - self._clock()
@@ -133,34 +164,23 @@ class PoliteFetcher:
         budget = self.settings.max_total_seconds
         return FetchError(f"time budget of {budget:g}s spent", url=url, search=search)
 
-    def _wait_before_retry(
-        self, outcome: _Retry, attempt: int, url: str, search: str | None
-    ) -> None:
-        delay = outcome.retry_after
-        if delay is None:
-            delay = self.settings.backoff * 2**attempt
+    def _before_wait(self, error: Transient, delay: float, url: str, search: str | None) -> None:
         if self._clock() + delay > self._deadline:
             raise FetchError(
-                f"{outcome.reason}; waiting {delay:g}s more would pass the time budget "
+                f"{error.reason}; waiting {delay:g}s more would pass the time budget "
                 f"of {self.settings.max_total_seconds:g}s",
                 url=url,
                 search=search,
-                status=outcome.status,
+                status=error.status,
             )
-        log.info("GET %s: %s; retrying in %.1fs", url, outcome.reason, delay)
-        if outcome.status == 429:
-            self._hold_everyone(delay)
-        self._sleep(delay)
-
-    def _hold_everyone(self, delay: float) -> None:
-        """A 429 is about us as a whole: no thread starts a request before it has passed."""
-        with self._lock:
-            until = self._clock() + delay
-            self._next_start = until if self._next_start is None else max(self._next_start, until)
+        log.info("GET %s: %s; retrying in %.1fs", url, error.reason, delay)
+        if error.status == 429:
+            # A 429 is about us as a whole: no thread starts a request before it has passed.
+            self._pacer.hold(delay)
 
 
-def _judge(response: httpx.Response, url: str, search: str | None) -> str | _Retry:
-    """The text of a success, a retry for 429/5xx, a FetchError for anything else."""
+def _judge(response: httpx.Response, url: str, search: str | None, *, now: datetime) -> str:
+    """The text of a success; Transient for 429/5xx; a FetchError for anything else."""
     status = response.status_code
     if response.history and _is_signin(response.url):
         raise BlockedError(
@@ -171,7 +191,11 @@ def _judge(response: httpx.Response, url: str, search: str | None) -> str | _Ret
     if status == 200:
         return response.text
     if status == 429 or status >= 500:
-        return _Retry(f"HTTP {status}", status, parse_retry_after(response))
+        raise Transient(
+            f"HTTP {status}",
+            status=status,
+            retry_after=parse_retry_after(response.headers, now=now),
+        )
     raise FetchError(
         f"HTTP {status} {response.reason_phrase}", url=url, search=search, status=status
     )
@@ -179,28 +203,3 @@ def _judge(response: httpx.Response, url: str, search: str | None) -> str | _Ret
 
 def _is_signin(url: httpx.URL) -> bool:
     return url.host.startswith("signin.") or url.path.lower().startswith("/signin")
-
-
-def parse_retry_after(response: httpx.Response) -> float | None:
-    """Seconds to wait from ``Retry-After`` (seconds or an HTTP date), capped; None if absent.
-
-    An HTTP date is read against the response's own ``Date`` header, so our clock's skew
-    against eBay's does not matter.
-    """
-    value = response.headers.get("Retry-After", "").strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return min(float(value), RETRY_AFTER_CAP)
-    try:
-        when = _aware(parsedate_to_datetime(value))
-        sent = response.headers.get("Date")
-        now = _aware(parsedate_to_datetime(sent)) if sent else datetime.now(UTC)
-    except (TypeError, ValueError):
-        return None
-    return min(max(0.0, (when - now).total_seconds()), RETRY_AFTER_CAP)
-
-
-def _aware(moment: datetime) -> datetime:
-    """HTTP dates are GMT; ``-0000`` parses as naive."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

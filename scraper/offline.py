@@ -6,9 +6,10 @@ A missing first page is an error; a missing later page means there are no more p
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from rigscout.errors import CollectError, ParseError
+from rigscout.errors import CollectError, ConfigError, ParseError
 from scraper.collect import FetchedPage
 
 if TYPE_CHECKING:
@@ -49,3 +50,17 @@ def saved_page_path(directory: Path, search: SavedSearch, mode: Mode, page: int)
             f"search name {search.name!r} cannot name a directory", search=search.name
         )
     return directory / search.name / f"{mode.value}-p{page}.html"
+
+
+def parse_fetched_at(text: str | None, path: Path) -> datetime:
+    """When a saved page was fetched: ``text`` (ISO 8601; no zone means UTC), else the file's
+    modification time. Auction countdowns on the page count from this moment."""
+    if text is None:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ConfigError(
+            f"--fetched-at {text!r}: expected an ISO 8601 time such as 2026-07-09T14:30:00Z"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -44,20 +44,25 @@ def normalize(ctx: click.Context) -> None:
 
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--fetched-at", help="When the page was fetched (ISO 8601; default: file mtime).")
 @handle_errors
-def parse(file: Path) -> None:
+def parse(file: Path, fetched_at: str | None) -> None:
     """Parse a saved eBay search page: one JSON object per listing.
 
     Keys: item_id, title, price, price_max, currency, shipping, buying_format, bids,
-    sold_date, condition, url (and more after them).
+    sold_date, condition, url (and more after them). A running auction's end_time is its
+    countdown counted from --fetched-at.
 
     Example:
 
-        rigscout parse saved-search.html | jq .price
+        rigscout parse saved-search.html --fetched-at 2026-07-09T14:30:00Z | jq .price
     """
+    from scraper.offline import parse_fetched_at
     from scraper.parse import listing_to_contract, parse_search_page
 
-    page = parse_search_page(file.read_text(encoding="utf-8", errors="replace"), url=str(file))
+    now = parse_fetched_at(fetched_at, file)  # auction countdowns count from here
+    text = file.read_text(encoding="utf-8", errors="replace")
+    page = parse_search_page(text, url=str(file), now=now)
     for listing in page.listings:
         click.echo(json.dumps(listing_to_contract(listing), ensure_ascii=False))
 

@@ -1,7 +1,9 @@
-"""The results-page layouts eBay has served, newest first; the first that matches parses.
+"""The results-page layouts eBay has served; the result list's own cards say which one parses.
 
-Each module exposes ``NAME``, ``matches(tree)`` and ``parse_cards(tree, ctx)``. A new eBay markup
-is one new module and one line in ``LAYOUTS``.
+Each module exposes ``NAME``, ``CARD_CLASS`` (the class of its result cards) and
+``parse_cards(tree, ctx)``. A new eBay markup is one new module and one line in ``LAYOUTS``.
+A layout is chosen by the direct items of the result list only, by majority, so a class that
+appears elsewhere on the page (eBay's carousels use ``su-item-card``) cannot take it over.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from scraper.layouts import s_card, s_item, su_item_card
+from scraper.layouts.base import own_card_classes, results_list
 
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser
@@ -19,15 +22,24 @@ if TYPE_CHECKING:
 
 class Layout(Protocol):
     NAME: str
-
-    def matches(self, tree: LexborHTMLParser) -> bool: ...
+    CARD_CLASS: str
 
     def parse_cards(self, tree: LexborHTMLParser, ctx: Context) -> list[Listing]: ...
 
 
-LAYOUTS: tuple[Layout, ...] = (su_item_card, s_card, s_item)
+LAYOUTS: tuple[Layout, ...] = (s_card, s_item, su_item_card)
 
 
 def pick_layout(tree: LexborHTMLParser) -> Layout | None:
-    """The first layout whose cards are on the page, or None for an unknown markup."""
-    return next((layout for layout in LAYOUTS if layout.matches(tree)), None)
+    """The layout of most of the result list's own items; None for an unknown markup.
+
+    A page without a result list falls back to the first layout with a card anywhere, the
+    established layouts before the speculative ``su-item-card``.
+    """
+    results = results_list(tree)
+    if results is None:
+        return next((x for x in LAYOUTS if tree.css_first(f".{x.CARD_CLASS}") is not None), None)
+    items = own_card_classes(results)
+    counts = [(sum(x.CARD_CLASS in classes for classes in items), x) for x in LAYOUTS]
+    best, layout = max(counts, key=lambda pair: pair[0])
+    return layout if best else None

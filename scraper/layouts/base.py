@@ -56,9 +56,31 @@ class RawCard:
     image_url: str | None = None
 
 
+def results_list(tree: LexborHTMLParser) -> LexborNode | None:
+    """The result list itself (``ul.srp-results``), or None on a page without one.
+
+    Cards elsewhere on the page (carousels, the hidden ``s-clipped`` "Shop on eBay"
+    placeholder) are not results and never decide the layout.
+    """
+    return tree.css_first("ul.srp-results")
+
+
+def own_card_classes(results: LexborNode) -> list[set[str]]:
+    """The class names of each of the list's own items (its direct ``li`` children)."""
+    return [
+        set((child.attributes.get("class") or "").split())
+        for child in results.iter()
+        if child.tag == "li"
+    ]
+
+
 def result_nodes(tree: LexborHTMLParser, card_selector: str) -> Iterator[LexborNode]:
-    """The card nodes of the real results, in page order, stopping at the fewer-words list."""
-    for node in tree.css(f"{card_selector}, {REWRITE_MARKER}"):
+    """The card nodes of the real results, in page order, stopping at the fewer-words list.
+
+    Only cards inside the result list count when the page has one.
+    """
+    scope = results_list(tree) or tree
+    for node in scope.css(f"{card_selector}, {REWRITE_MARKER}"):
         if "srp-river-answer--REWRITE_START" in (node.attributes.get("class") or ""):
             return
         yield node

@@ -23,10 +23,7 @@ if TYPE_CHECKING:
     from scraper.layouts.base import Context
 
 NAME = "s-item"
-
-
-def matches(tree: LexborHTMLParser) -> bool:
-    return tree.css_first("li.s-item") is not None
+CARD_CLASS = "s-item"
 
 
 def parse_cards(tree: LexborHTMLParser, ctx: Context) -> list[Listing]:

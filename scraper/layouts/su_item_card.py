@@ -24,10 +24,7 @@ if TYPE_CHECKING:
     from scraper.layouts.base import Context
 
 NAME = "su-item-card"
-
-
-def matches(tree: LexborHTMLParser) -> bool:
-    return tree.css_first(".su-item-card") is not None
+CARD_CLASS = "su-item-card"
 
 
 def parse_cards(tree: LexborHTMLParser, ctx: Context) -> list[Listing]:

@@ -236,3 +236,25 @@ def test_non_ascii_titles_arrive_intact():
     (received,) = server.received
     assert received.message["Subject"].startswith("rigscout: V100 « SXM2 » at 180.00 USD")
     assert title in _bodies(received.message)["text/plain"]
+
+
+def test_a_busy_server_is_retried_and_messages_already_accepted_are_not_sent_twice():
+    """Immediate mode, three mails; the server answers the second one "451 try again later"."""
+    deals = [make_deal(i, title=f"Tesla P40 #{i}") for i in range(1, 4)]
+    waits: list[float] = []
+    with running_smtp_server(busy={2}) as server:
+        notifier = EmailNotifier(_channel(server.port, mode="immediate"), sleep=waits.append)
+        notifier.send(deals)
+        bodies = [r.raw for r in server.received]
+    assert len(bodies) == 3 == len(set(bodies))
+    assert waits == [2.0]  # the smtp policy's first backoff
+
+
+def test_a_server_busy_every_time_fails_after_the_policy_s_attempts():
+    waits: list[float] = []
+    with running_smtp_server(busy=range(1, 10)) as server:
+        notifier = EmailNotifier(_channel(server.port), sleep=waits.append)
+        with pytest.raises(AlertError, match="failed after 3 attempts: 451") as caught:
+            notifier.send([make_deal()])
+    assert caught.value.channel == "mail"
+    assert waits == [2.0, 4.0]

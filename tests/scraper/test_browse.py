@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from db.state import SessionStateStore
 from rigscout.config import ApiSettings
-from rigscout.errors import BudgetError, FetchError
+from rigscout.errors import BudgetError, FetchError, RateLimitedError
 from rigscout.models import SavedSearch
 from scraper.browse import RESULT_CAP, BrowseClient, PriceBand, search_params, split_band
 from tests.conftest import SAMPLES, load_sample
@@ -180,6 +180,15 @@ def test_retries_are_bounded_and_end_in_an_error_naming_the_search(make_client, 
     assert caught.value.status == 500
     assert len(fake.search_calls) == 4
     assert len(sleeps) == 3
+
+
+def test_an_hours_retry_after_defers_the_search_instead_of_waiting(make_client, sleeps, clock):
+    with FakeBrowse(_sample_items(V100)) as fake:
+        fake.fail_next(429, retry_after="3600")
+        with pytest.raises(RateLimitedError, match="wait 3600s") as caught:
+            make_client(fake).fetch_item_summaries(_search(), max_pages=1)
+    assert caught.value.until == clock() + timedelta(hours=1)
+    assert (sleeps, len(fake.search_calls)) == ([], 1)
 
 
 def test_a_spent_budget_refuses_before_calling(make_client):

@@ -7,12 +7,13 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
 from rigscout.config import CollectorSettings
-from rigscout.errors import BlockedError, ConfigError, FetchError
+from rigscout.errors import BlockedError, ConfigError, FetchError, RateLimitedError
 from scraper.http import PoliteFetcher
 
 URL_BASE = "https://www.ebay.com/sch/i.html"
@@ -76,7 +77,6 @@ def ok(text: str = "<html>results</html>") -> httpx.Response:
             },
             30.0,
         ),
-        ({"Retry-After": "86400"}, 300.0),
         ({"Retry-After": "soon"}, 2.0),
         ({}, 2.0),
     ],
@@ -86,6 +86,20 @@ def test_429_waits_as_told_then_succeeds(headers: dict[str, str], expected_wait:
     assert fetcher.fetch_text(URL) == "fine"
     assert clock.sleeps == [expected_wait]
     assert fetcher.requests == 2
+
+
+def test_a_retry_after_longer_than_max_retry_wait_defers_instead_of_retrying_early() -> None:
+    """eBay's word is law: an hour's Retry-After is neither cut short nor waited out in place."""
+    wall = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+    client = httpx.Client(
+        transport=httpx.MockTransport(answers(httpx.Response(429, headers={"Retry-After": "3600"})))
+    )
+    clock = FakeClock()
+    fetcher = PoliteFetcher(client, FAST, sleep=clock.sleep, clock=clock, wall=lambda: wall)
+    with pytest.raises(RateLimitedError, match="wait 3600s") as caught:
+        fetcher.fetch_text(URL, search="p40")
+    assert caught.value.until == wall + timedelta(hours=1)
+    assert (fetcher.requests, clock.sleeps) == (1, [])
 
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504, 429])

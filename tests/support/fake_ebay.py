@@ -3,7 +3,7 @@
 It serves registered result pages at ``/sch/i.html`` by query (``_nkw``), sold or active
 (``LH_Sold=1``) and page number (``_pgn``), logs every request, and can be told to
 misbehave on the next requests the way eBay does: 429 with Retry-After, 5xx, a slow
-answer, a truncated body, a captcha page or a redirect to a sign-in wall.
+answer, a body sent one byte at a time (``trickle_next``), a truncated body, a captcha page or a redirect to a sign-in wall.
 
     with FakeEbay() as ebay:
         ebay.add_page("tesla p40", html)            # active, page 1
@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,12 +59,14 @@ SIGNIN_PAGE = """<!DOCTYPE html><html lang="en"><head><title>Sign in or Register
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """One request the fake received, and how it answered (``"page"``, ``"429"``, ...)."""
+    """One request the fake received, how it answered (``"page"``, ``"429"``, ...) and when
+    (``time.monotonic()`` on arrival)."""
 
     path: str
     params: dict[str, str]
     user_agent: str | None
     answer: str
+    at: float = 0.0
 
     @property
     def query(self) -> str | None:
@@ -76,7 +79,7 @@ class RecordedRequest:
 
 @dataclass(frozen=True, slots=True)
 class _Fault:
-    kind: str  # "status", "slow", "truncate", "captcha", "signin", "signin-page"
+    kind: str  # "status", "slow", "trickle", "truncate", "captcha", "signin", "signin-page"
     page: int | None  # None: whichever page is asked for next
     status: int = 500
     retry_after: str | None = None
@@ -101,6 +104,7 @@ class FakeEbay:
         self._faults: deque[_Fault] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._release = threading.Event()
         self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._serve, name="fake-ebay", daemon=True)
 
@@ -120,6 +124,7 @@ class FakeEbay:
         tb: TracebackType | None,
     ) -> None:
         self._stop.set()
+        self._release.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -166,6 +171,13 @@ class FakeEbay:
         """Wait ``seconds`` before answering the next requests (normally, if still there)."""
         self._queue(_Fault("slow", page, seconds=seconds), times)
 
+    def trickle_next(
+        self, seconds_per_byte: float = 1.0, *, times: int = 1, page: int | None = None
+    ) -> None:
+        """Answer at once with the headers, then send the body one byte every ``seconds_per_byte``
+        (whitespace first, as a stalling server would), never idle long enough for a read timeout."""
+        self._queue(_Fault("trickle", page, seconds=seconds_per_byte), times)
+
     def truncate_next(self, *, times: int = 1, page: int | None = None) -> None:
         """Promise more bytes in Content-Length than the body has, then close the connection."""
         self._queue(_Fault("truncate", page), times)
@@ -180,6 +192,10 @@ class FakeEbay:
         ``inline`` serves the sign-in page itself (200) at the search URL instead.
         """
         self._queue(_Fault("signin-page" if inline else "signin", page), times)
+
+    def release(self) -> None:
+        """End every slow answer now (and any later one at once): they answer as they would."""
+        self._release.set()
 
     def count(self, query: str | None = None) -> int:
         """How many search requests arrived (for ``query`` only, when given)."""
@@ -221,7 +237,7 @@ class FakeEbay:
             self.requests.append(request)
 
     def _wait(self, seconds: float) -> None:
-        self._stop.wait(seconds)
+        self._release.wait(seconds)
 
 
 def _retry_after_text(value: float | str) -> str:
@@ -256,9 +272,11 @@ class _Handler(BaseHTTPRequestHandler):
     owner: FakeEbay
     server_version = "FakeEbay/1.0"
     _path = ""
+    _arrived = 0.0
     _params: dict[str, str]
 
     def do_GET(self) -> None:
+        self._arrived = time.monotonic()
         split = urlsplit(self.path)
         self._path = split.path
         self._params = dict(parse_qsl(split.query, keep_blank_values=True))
@@ -277,6 +295,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._record("slow")
             self.owner._wait(fault.seconds)
             self._send_page(None)
+        elif fault.kind == "trickle":
+            self._record("trickle")
+            self._trickle(fault.seconds)
         else:
             self._answer_fault(fault)
 
@@ -312,9 +333,27 @@ class _Handler(BaseHTTPRequestHandler):
             target = f"{SIGNIN_PATH}?ru={quote(self.path, safe='')}"
             self._send(302, "", "signin", {"Location": target})
 
+    def _trickle(self, seconds_per_byte: float) -> None:
+        body = (" " * 64 + "<html><body>a page that never ends</body></html>").encode()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for index in range(len(body)):
+                self.wfile.write(body[index : index + 1])
+                self.wfile.flush()
+                if self.owner._stop.wait(seconds_per_byte):
+                    break
+        except OSError:
+            pass
+        self.close_connection = True
+
     def _record(self, label: str) -> None:
         user_agent = self.headers.get("User-Agent")
-        self.owner._record(RecordedRequest(self._path, self._params, user_agent, label))
+        self.owner._record(
+            RecordedRequest(self._path, self._params, user_agent, label, self._arrived)
+        )
 
     def _send(
         self,

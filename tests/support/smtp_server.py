@@ -1,7 +1,8 @@
 """A real SMTP server on 127.0.0.1 for tests (aiosmtpd), recording every message it accepts.
 
 ``running_smtp_server()`` starts one in a thread; ``refuse=True`` makes it reject every
-message with a 554; ``closed_port()`` gives a port where nothing listens (a server that is down).
+message with a 554; ``busy={2, 3}`` answers the 2nd and 3rd message (counting every DATA
+command) "451 try again later"; ``closed_port()`` gives a port where nothing listens (a server that is down).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Collection, Iterator
     from pathlib import Path
 
 
@@ -43,13 +44,18 @@ class SmtpServer:
 
 
 class _Handler:
-    def __init__(self, server: SmtpServer, refuse: bool) -> None:
+    def __init__(self, server: SmtpServer, refuse: bool, busy: Collection[int] = ()) -> None:
         self.server = server
         self.refuse = refuse
+        self.busy = busy
+        self.data_commands = 0
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if self.refuse:
             return "554 5.7.1 Message refused by test server"
+        self.data_commands += 1
+        if self.data_commands in self.busy:
+            return "451 4.3.0 Mail server busy, try again later"
         raw = bytes(envelope.original_content or envelope.content)
         message = email.message_from_bytes(raw, policy=email.policy.default)
         assert isinstance(message, EmailMessage)
@@ -74,6 +80,7 @@ def closed_port() -> int:
 def running_smtp_server(
     *,
     refuse: bool = False,
+    busy: Collection[int] = (),
     credentials: tuple[str, str] | None = None,
     starttls: ssl.SSLContext | None = None,
     implicit_tls: ssl.SSLContext | None = None,
@@ -96,7 +103,7 @@ def running_smtp_server(
     if implicit_tls is not None:
         options |= {"ssl_context": implicit_tls}
     controller = Controller(
-        _Handler(server, refuse), hostname=server.host, port=server.port, **options
+        _Handler(server, refuse, busy), hostname=server.host, port=server.port, **options
     )
     controller.start()
     try:

@@ -1,0 +1,107 @@
+"""One HTTP exchange bounded in wall time, from connect to the body's last byte.
+
+httpx's timeouts bound each socket operation, not the request: a server that sends its body
+one byte a second never trips a 20 s read timeout and can hold a request for hours.
+``fetch_within`` streams the body, checks the clock between chunks and, should one read still
+block past the deadline, shuts the socket down from a timer so the read returns at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import httpx
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+class DeadlineExceeded(httpx.TimeoutException):
+    """The whole exchange took longer than its deadline (a transient error, like a timeout)."""
+
+
+def fetch_within(
+    client: httpx.Client,
+    method: str,
+    url: str,
+    *,
+    seconds: float,
+    **kwargs: object,
+) -> httpx.Response:
+    """Send one request and read its whole body within ``seconds``; DeadlineExceeded if not.
+
+    ``kwargs`` go to ``client.build_request`` (``headers``, ``params``, ``json``, ``data``…).
+    Redirects are followed, each hop inside the same deadline.
+    """
+    deadline = time.monotonic() + max(0.0, seconds)
+    request = client.build_request(
+        method,
+        url,
+        timeout=httpx.Timeout(max(0.001, seconds)),
+        **kwargs,  # type: ignore[arg-type]
+    )
+    response = client.send(request, stream=True, follow_redirects=True)
+    if response.is_stream_consumed:  # an in-memory transport answered with a read response
+        return response
+    try:
+        body = _read_body(response, deadline, request)
+    finally:
+        response.close()
+    return httpx.Response(
+        response.status_code,
+        headers=response.headers,
+        content=body,
+        request=response.request,
+        history=response.history,
+        extensions={"http_version": response.http_version.encode()},
+    )
+
+
+def _read_body(response: httpx.Response, deadline: float, request: httpx.Request) -> bytes:
+    chunks: list[bytes] = []
+    try:
+        with _watchdog(response, deadline - time.monotonic()):
+            for chunk in response.iter_raw():
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    break
+    except httpx.TransportError:
+        if time.monotonic() <= deadline:
+            raise
+    if time.monotonic() > deadline:
+        message = f"no complete answer within the request deadline ({len(b''.join(chunks))} bytes)"
+        raise DeadlineExceeded(message, request=request)
+    return b"".join(chunks)
+
+
+@contextlib.contextmanager
+def _watchdog(response: httpx.Response, seconds: float) -> Iterator[None]:
+    """Shut the response's socket down after ``seconds``, ending a read that still blocks."""
+    sock = _socket_of(response)
+    if sock is None:  # an in-memory transport: nothing can block
+        yield
+        return
+    timer = threading.Timer(max(0.0, seconds), _shutdown, args=(sock,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _socket_of(response: httpx.Response) -> socket.socket | None:
+    stream = response.extensions.get("network_stream")
+    if stream is None:
+        return None
+    sock = stream.get_extra_info("socket")
+    return sock if isinstance(sock, socket.socket) else None
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)

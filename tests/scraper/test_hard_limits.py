@@ -1,0 +1,83 @@
+"""Hard limits hold whatever the server does: a request ends at its deadline, a run at its budget.
+
+Played against the real local FakeEbay server, which can send a body one byte a second:
+slow enough to hold a connection for minutes, never idle long enough for a read timeout.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from rigscout.config import CollectorSettings
+from rigscout.errors import FetchError
+from rigscout.models import Mode, SavedSearch
+from scraper.collect import collect_search, web_page_source
+from scraper.http import PoliteFetcher
+from tests.support.fake_ebay import FakeEbay
+from tests.support.memory_store import MemoryStore
+
+P40 = SavedSearch(name="p40", query="tesla p40")
+
+
+def collect(fetcher: PoliteFetcher, ebay: FakeEbay, search: SavedSearch = P40) -> None:
+    source = web_page_source(fetcher, base_url=ebay.base_url)
+    store = MemoryStore()
+    collect_search(search, Mode.ACTIVE, fetch_page=source, is_known=store.is_known, max_pages=1)
+
+
+def test_a_body_trickling_one_byte_a_second_is_cut_at_the_request_deadline() -> None:
+    settings = CollectorSettings(requests_per_second=100.0, jitter=0.0, timeout=1.5, retries=0)
+    with FakeEbay() as ebay, httpx.Client() as client:
+        ebay.add_page(P40.query, "<html></html>")
+        ebay.trickle_next(seconds_per_byte=0.2)
+        fetcher = PoliteFetcher(client, settings)
+        started = time.monotonic()
+        with pytest.raises(FetchError, match="no complete answer within the request deadline"):
+            collect(fetcher, ebay)
+        elapsed = time.monotonic() - started
+    # Reported as the timeout it is, not as an "unknown results layout" of whitespace.
+    assert 1.5 <= elapsed < 2.5
+
+
+def test_a_trickled_answer_is_retried_and_the_retry_succeeds() -> None:
+    settings = CollectorSettings(
+        requests_per_second=100.0, jitter=0.0, timeout=0.8, retries=1, backoff=0.01
+    )
+    page = "<html><body><h1 class='srp-controls__count-heading'>0 results</h1></body></html>"
+    with FakeEbay() as ebay, httpx.Client() as client:
+        ebay.add_page(P40.query, page)
+        ebay.trickle_next(seconds_per_byte=0.2)
+        fetcher = PoliteFetcher(client, settings)
+        collect(fetcher, ebay)
+        assert [r.answer for r in ebay.requests] == ["trickle", "page"]
+
+
+def test_a_run_ends_within_seconds_of_its_budget_whatever_the_server_does() -> None:
+    """Three searches against a server that trickles every answer: the run budget holds."""
+    settings = CollectorSettings(
+        requests_per_second=100.0,
+        jitter=0.0,
+        timeout=20.0,
+        retries=3,
+        backoff=0.1,
+        max_total_seconds=2.0,
+    )
+    searches = [SavedSearch(name=f"s{n}", query=f"query {n}") for n in range(3)]
+    failures: list[str] = []
+    with FakeEbay() as ebay, httpx.Client() as client:
+        for search in searches:
+            ebay.add_page(search.query, "<html></html>")
+        ebay.trickle_next(seconds_per_byte=1.0, times=50)
+        fetcher = PoliteFetcher(client, settings)
+        started = time.monotonic()
+        for search in searches:
+            with pytest.raises(FetchError) as caught:
+                collect(fetcher, ebay, search)
+            failures.append(str(caught.value))
+        elapsed = time.monotonic() - started
+    assert elapsed < 2.0 + 1.0
+    assert all("time budget of 2s" in f or "request deadline" in f for f in failures)
+    assert "time budget of 2s" in failures[-1]
