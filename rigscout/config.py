@@ -62,7 +62,7 @@ class CollectorSettings:
     max_pages: int = 3
     max_retry_wait: float = 300.0  # a longer Retry-After defers the search until then
     throttle_factor: float = 2.0  # a 429/503 stretches every request's interval this much
-    full_sweep_hours: float = 24.0  # page through every page of a search at least this often
+    full_sweep_hours: float = 24.0  # every page of a search at least this often (0: every run)
     fast_lane_daily_requests: int = 0  # first-page polls a day between sweeps (0: off)
 
 

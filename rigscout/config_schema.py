@@ -125,7 +125,7 @@ class CollectorSection(Section):
     # Read by the collector's fault handling and fast lane (issue 14).
     max_retry_wait: Annotated[float, Field(ge=0)] | None = None
     throttle_factor: PositiveFloat | None = None
-    full_sweep_hours: PositiveFloat | None = None
+    full_sweep_hours: Annotated[float, Field(ge=0)] | None = None  # 0: every run, every page
     fast_lane_daily_requests: Annotated[int, Field(ge=0)] | None = None
 
 

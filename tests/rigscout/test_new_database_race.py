@@ -40,7 +40,7 @@ def test_two_runs_on_a_brand_new_sqlite_file_one_runs_the_other_gets_the_lock_me
 
     codes = sorted(run.returncode for run in runs)
     errors = "\n".join(stderr for _, stderr in outputs)
-    assert codes == [0, 2], errors
+    assert codes == [0, 3], errors  # 3: another run holds the lock (README, exit codes)
     assert "another rigscout run is using this database" in errors
     assert "already exists" not in errors
     assert "Traceback" not in errors
@@ -53,7 +53,7 @@ def test_a_run_that_does_not_get_the_lock_leaves_a_new_database_untouched(tmp_pa
     engine = create_engine(f"sqlite:///{database}")
     with run_lock(engine):  # the first run, still starting up
         result = CliRunner().invoke(cli, ["--config", str(config), "run", "--offline", str(DEMO)])
-    assert result.exit_code == 2
+    assert result.exit_code == 3  # another run holds the lock
     assert "another rigscout run is using this database" in result.output
     assert not database.exists() or inspect(engine).get_table_names() == []
     engine.dispose()
