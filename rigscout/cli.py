@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from db.engine import open_engine
 from db.migrate import upgrade
 from rigscout import __version__
+from rigscout.cli_report import report
 from rigscout.config import Settings, load_settings, resolve_config_path
 from rigscout.errors import ConfigError, RigscoutError, StoreError
 
@@ -111,6 +112,7 @@ def cli(ctx: click.Context, config: str | None, verbose: int) -> None:
 
 
 pass_app = click.make_pass_decorator(AppContext)
+cli.add_command(report)
 
 
 @cli.command()

@@ -19,6 +19,7 @@ from platformdirs import user_data_dir
 
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
+from rigscout.report.settings import ReportSettings, parse_report_settings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -148,6 +149,7 @@ class Settings:
     rank: RankSettings = field(default_factory=RankSettings)
     alerts: AlertSettings = field(default_factory=AlertSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
+    report: ReportSettings = field(default_factory=ReportSettings)
     config_path: Path | None = None
 
 
@@ -201,6 +203,7 @@ def _settings_from(
         rank=_rank(_table(raw, "rank")),
         alerts=_alerts(_table(raw, "alerts"), environ),
         schedule=_schedule(_table(raw, "schedule")),
+        report=parse_report_settings(_table(raw, "report"), path.parent if path else cwd),
         config_path=path,
     )
 
