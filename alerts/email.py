@@ -43,6 +43,7 @@ class EmailNotifier:
         *,
         smtp_factory: Callable[[SmtpChannel, ssl.SSLContext], smtplib.SMTP] = open_smtp,
         ssl_context: ssl.SSLContext | None = None,
+        report_url: str | None = None,
     ) -> None:
         if channel.security not in SECURITY_MODES:
             raise AlertError(
@@ -57,6 +58,7 @@ class EmailNotifier:
         self._channel = channel
         self._factory = smtp_factory
         self._context = ssl_context
+        self._report_url = report_url
 
     def __repr__(self) -> str:
         return f"EmailNotifier(name={self.name!r}, host={self._channel.host!r})"
@@ -77,6 +79,7 @@ class EmailNotifier:
                 sender=self._channel.sender,
                 recipients=self._channel.recipients,
                 subject=render_subject(batch),
+                report_url=self._report_url,
             )
             for batch in self.batches(deals)
         ]
@@ -84,7 +87,8 @@ class EmailNotifier:
     def preview(self, deals: Sequence[Deal]) -> list[str]:
         """What ``send`` would deliver: each message's headers and its plain-text part."""
         return [
-            f"To: {message['To']}\nSubject: {message['Subject']}\n\n{render_plain(batch)}"
+            f"To: {message['To']}\nSubject: {message['Subject']}\n\n"
+            + render_plain(batch, report_url=self._report_url)
             for batch, message in zip(self.batches(deals), self.render(deals), strict=True)
         ]
 

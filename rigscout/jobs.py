@@ -19,7 +19,7 @@ from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
 from ranking.catalog import Sku, load_catalog
 from ranking.normalize import Normalizer
-from rigscout.errors import ConfigError
+from rigscout.errors import ConfigError, RigscoutError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
 from rigscout.render import (
@@ -28,6 +28,7 @@ from rigscout.render import (
     render_deals_table,
     render_run_summary,
 )
+from rigscout.report.build import write_report
 from rigscout.wiring import (
     normalizer_for,
     offline_collector,
@@ -119,14 +120,29 @@ def run_job(
             collector=collector,
             normalize=normalizer_for(Normalizer(load_catalog())),
             skus=load_skus(),
-            notifiers=build_notifiers(settings.alerts.channels, client=client),
+            notifiers=build_notifiers(
+                settings.alerts.channels, client=client, report_url=settings.report.url
+            ),
             now=utcnow,
             on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
+    if settings.report.dir is not None:
+        _write_report(console, engine, settings, settings.report.dir)
     engine.dispose()
     _print_report(console, report, limit=limit, dry_run=dry_run)
     return report
+
+
+def _write_report(console: Console, engine: Engine, settings: Settings, folder: Path) -> None:
+    """The morning report after the run (``[report] dir``); a failure is shown, not raised."""
+    try:
+        page = write_report(engine, settings, folder, skus=load_skus(), now=utcnow())
+    except RigscoutError as exc:
+        log.warning("report not written: %s", exc)
+        console.print(f"[red]REPORT NOT WRITTEN[/red] {exc}", highlight=False, soft_wrap=True)
+    else:
+        console.print(f"Report: {page}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:
