@@ -15,12 +15,14 @@ BENCHMARKS = {
     "rank": ("bench.bench_rank", {}),
     "rank-postgres": ("bench.bench_rank", {"backend": "postgres"}),
     "export": ("bench.bench_export", {}),
+    "report": ("bench.bench_report", {}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
     "rank": {"listings": 10_000, "observations": 100_000},
     "rank-postgres": {"listings": 10_000, "observations": 100_000, "backend": "postgres"},
     "export": {"observations": 100_000},
+    "report": {"listings": 10_000, "observations": 100_000, "repeat": 1},
 }
 
 

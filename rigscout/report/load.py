@@ -21,7 +21,7 @@ from db.store import _LATEST, _LATEST_ID
 from ranking.landed import fx_rate, landed_unit_price
 from ranking.profiles import load_profiles
 from ranking.rank import RankFilters
-from rigscout.deals import load_ranking
+from rigscout.deals import load_rankings
 from rigscout.errors import AlertError
 from rigscout.report.records import (
     AskingDay,
@@ -33,12 +33,13 @@ from rigscout.report.records import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from sqlalchemy.orm import Session
 
     from ranking.catalog import Sku
     from ranking.rank import Ranking
+    from ranking.rows import SoldRow
     from rigscout.config import RankSettings
     from rigscout.models import Deal
     from rigscout.report.settings import ReportSettings
@@ -60,12 +61,22 @@ def load_report_data(
 ) -> ReportData:
     """Everything the report shows, as of ``now``."""
     limit = report.top_per_sku * max(len(skus), 1)
-    rankings = [
-        (name, load_ranking(session, skus, rank, now=now, filters=RankFilters(name, limit=limit)))
-        for name in _profiles(rank)
-    ]
-    views = tuple(_profile_deals(name, ranking, report.top_per_sku) for name, ranking in rankings)
-    markets = rankings[0][1].markets  # the market does not depend on the profile
+    names = _profiles(rank)
+    # One load of the sales serves the market (its window) and the charts (their days).
+    sales = load_sold_rows(session, now=now, window_days=max(report.history_days, rank.window_days))
+    rankings = load_rankings(
+        session,
+        skus,
+        rank,
+        now=now,
+        filters=[RankFilters(name, limit=limit) for name in names],
+        sales=sales,
+    )
+    views = tuple(
+        _profile_deals(name, ranking, report.top_per_sku)
+        for name, ranking in zip(names, rankings, strict=True)
+    )
+    markets = rankings[0].markets  # the market does not depend on the profile
     since = now.astimezone(UTC).date() - timedelta(days=report.history_days)
     return ReportData(
         now=now,
@@ -75,7 +86,7 @@ def load_report_data(
         views=views,
         markets=markets,
         skus=skus,
-        sold=load_sold_points(session, rank, now=now, days=report.history_days),
+        sold=score_sold_points(sales, rank, since=since),
         asking=load_asking_days(session, rank, since=since),
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
@@ -102,12 +113,14 @@ def _profile_deals(profile: str, ranking: Ranking, top_per_sku: int) -> ProfileD
     return ProfileDeals(profile, description, tuple(kept), dict(ranking.skipped))
 
 
-def load_sold_points(
-    session: Session, rank: RankSettings, *, now: datetime, days: int
+def score_sold_points(
+    sales: Sequence[SoldRow], rank: RankSettings, *, since: date
 ) -> tuple[SoldPoint, ...]:
-    """Each sale of a single catalog item in the last ``days``, at its landed unit price."""
+    """Each sale after ``since`` at its landed unit price, by SKU and day."""
     points = []
-    for row in load_sold_rows(session, now=now, window_days=days):
+    for row in sales:
+        if row.sold_date <= since:
+            continue
         landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, rank)
         if landed is not None:
             points.append(SoldPoint(row.sku, row.sold_date, landed.unit_price))

@@ -64,7 +64,6 @@ class DealRow:
     discount: str
     discount_v: str
     evidence_v: int
-    sort_title: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +143,6 @@ def _deal_row(profile: str, first: bool, rank: int, deal: Deal, now: datetime) -
         discount=_discount(deal.discount),
         discount_v="" if deal.discount is None else f"{deal.discount:.4f}",
         evidence_v=EVIDENCE_ORDER.get(deal.evidence, 0),
-        sort_title=deal.title.casefold(),
     )
 
 
