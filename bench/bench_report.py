@@ -9,6 +9,9 @@ Baselines in the same run, on the same data:
 
 - the same report with every ranked listing in the table (no top-N per SKU): the page
   weight a naive "show everything" report would have;
+- `rigscout rank --limit 50`, one ranking (the report builds one per profile), to read the
+  build time against what the ranker alone costs on this machine at the time;
+- the report offering a single profile (``[report] profiles``);
 - the price-history charts drawn with matplotlib as SVG files (``rigscout.charts``, what
   ``rigscout chart history`` draws) against the report's inline SVG: time and bytes.
 
@@ -49,6 +52,8 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
         _fill(engine, "sqlite", listings, observations)
         engine.dispose()
         ours = _report(Path(tmp), url, "ours", "", repeat)
+        rank = _rank(Path(tmp) / "ours" / "rigscout.toml", repeat)
+        one = _report(Path(tmp), url, "one", '[report]\nprofiles = ["llm-inference"]\n', repeat)
         every = _report(Path(tmp), url, "every", "[report]\ntop_per_sku = 1000000\n", 1)
         charts = _charts(Path(tmp) / "ours" / "rigscout.toml")
     return {
@@ -58,6 +63,10 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
         "build_median_s": ours["median_s"],
         "build_peak_rss_mb": ours["peak_rss_mb"],
         "page_mb": ours["mb"],
+        "rank_s": rank["min_s"],
+        "build_over_rank": round(ours["min_s"] / rank["min_s"], 1),
+        "one_profile_build_s": one["min_s"],
+        "one_profile_page_mb": one["mb"],
         "deal_rows": ours["rows"],
         "every_listing_build_s": every["min_s"],
         "every_listing_page_mb": every["mb"],
@@ -82,6 +91,13 @@ def _report(tmp: Path, url: str, name: str, extra: str, repeat: int) -> dict[str
         "mb": round(len(page.encode()) / MB, 2),
         "rows": page.count("<tr data-profile="),
     }
+
+
+def _rank(config: Path, repeat: int) -> dict[str, Any]:
+    """`rigscout rank` in the same run: what one ranking costs on this machine right now."""
+    cli = str(Path(os.sys.executable).parent / "rigscout")
+    argv = [cli, "--config", str(config), "rank", "--limit", "50", "--json"]
+    return _time(argv, dict(os.environ), repeat)
 
 
 def _charts(config: Path) -> dict[str, Any]:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 W, H = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 36
 MIN_SPAN = 30  # days: a chart never spans less, so a few points are not stretched wide
-MAX_POINTS = 300  # sold points drawn per chart; more are thinned evenly
+MAX_POINTS = 150  # sold points drawn per chart (plenty for 640 px); more are thinned evenly
 
 
 @dataclass(frozen=True, slots=True)

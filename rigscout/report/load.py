@@ -61,7 +61,7 @@ def load_report_data(
 ) -> ReportData:
     """Everything the report shows, as of ``now``."""
     limit = report.top_per_sku * max(len(skus), 1)
-    names = _profiles(rank)
+    names = _profiles(rank, report.profiles)
     # One load of the sales serves the market (its window) and the charts (their days).
     sales = load_sold_rows(session, now=now, window_days=max(report.history_days, rank.window_days))
     rankings = load_rankings(
@@ -95,9 +95,10 @@ def load_report_data(
     )
 
 
-def _profiles(rank: RankSettings) -> list[str]:
-    """The configured profile first, then the others."""
-    names = list(load_profiles().profiles)
+def _profiles(rank: RankSettings, wanted: Sequence[str]) -> list[str]:
+    """The configured profile first, then the others wanted (default: all of them)."""
+    known = load_profiles()
+    names = [known.get(n).name for n in wanted] if wanted else list(known.profiles)
     return [rank.profile, *(n for n in names if n != rank.profile)]
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-KEYS = ("dir", "url", "top_per_sku", "history_days")
+KEYS = ("dir", "url", "top_per_sku", "history_days", "profiles")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,9 @@ class ReportSettings:
     url: str | None = None  # the digest's link to the report
     top_per_sku: int = 10  # deals shown per SKU and profile
     history_days: int = 90  # days of price history charted
+    # Ranking profiles offered by the page's filter (each is one more ranking to build);
+    # empty: every profile of ranking/profiles.toml.
+    profiles: tuple[str, ...] = ()
 
 
 def parse_report_settings(raw: Mapping[str, Any], base: Path) -> ReportSettings:
@@ -47,7 +50,14 @@ def parse_report_settings(raw: Mapping[str, Any], base: Path) -> ReportSettings:
         url=str(url) if url else None,
         top_per_sku=_positive(raw, "top_per_sku", 10),
         history_days=_positive(raw, "history_days", 90),
+        profiles=_names(raw.get("profiles", [])),
     )
+
+
+def _names(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"[report] profiles = {value!r}: expected a list of profile names")
+    return tuple(value)
 
 
 def _positive(raw: Mapping[str, Any], key: str, default: int) -> int:

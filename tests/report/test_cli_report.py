@@ -78,3 +78,27 @@ def test_an_unwritable_report_folder_is_one_clear_error(engine, tmp_path):
 
     assert result.exit_code == 2
     assert result.output.startswith(f"Error: cannot write the report in {blocker / 'site'}")
+
+
+def test_the_page_offers_the_configured_profile_first_and_only_the_profiles_asked(engine, tmp_path):
+    extra = '[report]\nprofiles = ["capacity"]\n'
+    config = write_config(tmp_path, engine_url(engine), extra=extra)
+    assert invoke(config, "run", "--offline", str(DEMO), "--no-alerts").exit_code == 0
+
+    assert invoke(config, "report", "-o", str(tmp_path / "site")).exit_code == 0
+
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<option value="([a-z-]+)"(?: selected)?>[a-z-]+ —', page) == [
+        "llm-inference",
+        "capacity",
+    ]
+    assert 'data-profile="training"' not in page
+
+
+def test_an_unknown_profile_is_one_clear_error(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine), extra='[report]\nprofiles = ["gaming"]\n')
+
+    result = invoke(config, "report", "-o", str(tmp_path / "site"))
+
+    assert result.exit_code == 2
+    assert "unknown ranking profile 'gaming'" in result.output

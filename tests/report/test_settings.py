@@ -43,3 +43,11 @@ def test_the_report_folder_is_relative_to_the_config_file(tmp_path):
 def test_a_bad_report_section_is_one_clear_error(tmp_path, body, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         settings(tmp_path, body)
+
+
+def test_the_profiles_offered_can_be_narrowed(tmp_path):
+    report = settings(tmp_path, '[report]\nprofiles = ["training"]\n').report
+
+    assert report.profiles == ("training",)
+    with pytest.raises(ConfigError, match="expected a list of profile names"):
+        settings(tmp_path, '[report]\nprofiles = "training"\n')
