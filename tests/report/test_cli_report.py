@@ -102,3 +102,14 @@ def test_an_unknown_profile_is_one_clear_error(engine, tmp_path):
 
     assert result.exit_code == 2
     assert "unknown ranking profile 'gaming'" in result.output
+
+
+def test_before_any_run_the_page_says_what_to_do(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+
+    result = invoke(config, "report", "-o", str(tmp_path / "site"))
+
+    assert result.exit_code == 0
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "No deals yet: run <code>rigscout run</code> first." in page
+    assert "No price history yet." in page
