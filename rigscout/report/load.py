@@ -33,7 +33,7 @@ from rigscout.report.records import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from sqlalchemy.orm import Session
 
@@ -58,8 +58,13 @@ def load_report_data(
     report: ReportSettings,
     *,
     now: datetime,
+    asking: Callable[[], tuple[AskingDay, ...]] | None = None,
 ) -> ReportData:
-    """Everything the report shows, as of ``now``."""
+    """Everything the report shows, as of ``now``.
+
+    ``asking`` returns the daily asking ranges since ``history_start`` (default: loaded in
+    ``session``); the caller may load them in parallel, as ``build.write_report`` does.
+    """
     limit = report.top_per_sku * max(len(skus), 1)
     names = _profiles(rank, report.profiles)
     # One load of the sales serves the market (its window) and the charts (their days).
@@ -77,7 +82,7 @@ def load_report_data(
         for name, ranking in zip(names, rankings, strict=True)
     )
     markets = rankings[0].markets  # the market does not depend on the profile
-    since = now.astimezone(UTC).date() - timedelta(days=report.history_days)
+    since = history_start(now, report)
     return ReportData(
         now=now,
         currency=rank.currency,
@@ -87,12 +92,17 @@ def load_report_data(
         markets=markets,
         skus=skus,
         sold=score_sold_points(sales, rank, since=since),
-        asking=load_asking_days(session, rank, since=since),
+        asking=asking() if asking else load_asking_days(session, rank, since=since),
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
         new_rare=load_new_rare(session, now=now),
         history_since=since,
     )
+
+
+def history_start(now: datetime, report: ReportSettings) -> date:
+    """The first day the price history shows."""
+    return now.astimezone(UTC).date() - timedelta(days=report.history_days)
 
 
 def _profiles(rank: RankSettings, wanted: Sequence[str]) -> list[str]:
