@@ -160,12 +160,13 @@ def build_notifiers(
     *,
     client: httpx.Client,
     sleep: Callable[[float], None] = time.sleep,
+    report_url: str | None = None,
 ) -> dict[str, Notifier]:
-    """One notifier per configured channel (email or Discord)."""
+    """One notifier per configured channel (email or Discord); emails link ``report_url``."""
     notifiers: dict[str, Notifier] = {}
     for name, channel in channels.items():
         if isinstance(channel, SmtpChannel):
-            notifiers[name] = EmailNotifier(channel)
+            notifiers[name] = EmailNotifier(channel, report_url=report_url)
         else:
             notifiers[name] = DiscordNotifier(channel, client, sleep=sleep)
     return notifiers

@@ -52,6 +52,7 @@ class EmailNotifier:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         sleep: Callable[[float], None] = time.sleep,
         policy: RetryPolicy | None = None,
+        report_url: str | None = None,
     ) -> None:
         if channel.security not in SECURITY_MODES:
             raise AlertError(
@@ -69,6 +70,7 @@ class EmailNotifier:
         self._now = now
         self._sleep = sleep
         self._policy = policy or policy_for("smtp")
+        self._report_url = report_url
 
     def __repr__(self) -> str:
         return f"EmailNotifier(name={self.name!r}, host={self._channel.host!r})"
@@ -91,6 +93,7 @@ class EmailNotifier:
                 subject=render_subject(batch),
                 sent_at=self._now(),
                 message_id=make_msgid(domain=_domain(self._channel.sender)),
+                report_url=self._report_url,
             )
             for batch in self.batches(deals)
         ]
@@ -98,7 +101,8 @@ class EmailNotifier:
     def preview(self, deals: Sequence[Deal]) -> list[str]:
         """What ``send`` would deliver: each message's headers and its plain-text part."""
         return [
-            f"To: {message['To']}\nSubject: {message['Subject']}\n\n{render_plain(batch)}"
+            f"To: {message['To']}\nSubject: {message['Subject']}\n\n"
+            + render_plain(batch, report_url=self._report_url)
             for batch, message in zip(self.batches(deals), self.render(deals), strict=True)
         ]
 

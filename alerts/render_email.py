@@ -31,11 +31,13 @@ def render_email_digest(
     subject: str,
     sent_at: datetime | None = None,
     message_id: str | None = None,
+    report_url: str | None = None,
 ) -> EmailMessage:
     """One multipart/alternative message listing ``deals`` (plain text first, then HTML).
 
     ``sent_at`` and ``message_id`` become the ``Date`` and ``Message-ID`` headers that mail
-    clients and spam filters expect (the notifier passes the clock's time and a fresh id).
+    clients and spam filters expect (the notifier passes the clock's time and a fresh id);
+    ``report_url`` (``[report] url``) adds a link to the morning report.
     """
     message = EmailMessage()
     message["Subject"] = one_line(subject, SUBJECT_LIMIT)
@@ -45,8 +47,8 @@ def render_email_digest(
         message["Date"] = format_datetime(sent_at)
     if message_id is not None:
         message["Message-ID"] = one_line(message_id)
-    message.set_content(render_plain(deals))
-    message.add_alternative(render_html(deals), subtype="html")
+    message.set_content(render_plain(deals, report_url=report_url))
+    message.add_alternative(render_html(deals, report_url=report_url), subtype="html")
     return message
 
 
@@ -62,8 +64,8 @@ def render_subject(deals: Sequence[Deal]) -> str:
     return one_line(f"rigscout: {len(deals)} new deals{lead}")
 
 
-def render_plain(deals: Sequence[Deal]) -> str:
-    """The text/plain part: one short block per deal."""
+def render_plain(deals: Sequence[Deal], *, report_url: str | None = None) -> str:
+    """The text/plain part: one short block per deal, then the report's address."""
     blocks = [f"{len(deals)} deal(s) matched your alert rules.", ""]
     for deal in deals:
         blocks += [
@@ -74,10 +76,12 @@ def render_plain(deals: Sequence[Deal]) -> str:
             f"  {safe_url(deal.url) or '(no link)'}",
             "",
         ]
+    if report_url:
+        blocks.append(f"Today's report (all deals and price history): {one_line(report_url)}")
     return "\n".join(blocks)
 
 
-def render_html(deals: Sequence[Deal]) -> str:
+def render_html(deals: Sequence[Deal], *, report_url: str | None = None) -> str:
     """The text/html part: a table of deals with price, discount, reason and link."""
     head = "".join(
         f"<th {_CELL} align=left>{name}</th>"
@@ -88,7 +92,7 @@ def render_html(deals: Sequence[Deal]) -> str:
         '<!DOCTYPE html>\n<html><body style="font-family:sans-serif">\n'
         f"<p>{len(deals)} deal(s) matched your alert rules.</p>\n"
         f'<table style="border-collapse:collapse">\n<tr>{head}</tr>\n{rows}\n</table>\n'
-        "</body></html>\n"
+        f"{_report_link(report_url)}</body></html>\n"
     )
 
 
@@ -110,3 +114,15 @@ def _html_row(deal: Deal) -> str:
         e(one_line(deal.reason)),
     )
     return "<tr>" + "".join(f"<td {_CELL}>{cell}</td>" for cell in cells) + "</tr>"
+
+
+def _report_link(url: str | None) -> str:
+    """A paragraph linking the morning report (an http(s) link; other addresses as text)."""
+    if not url:
+        return ""
+    link = safe_url(url)
+    if link is None:
+        return f"<p>Today's report: {html.escape(one_line(url))}</p>\n"
+    return (
+        f'<p><a href="{html.escape(link)}">Today\'s report: all deals and price history</a></p>\n'
+    )

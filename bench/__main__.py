@@ -20,6 +20,7 @@ BENCHMARKS = {
     "auction": ("bench.bench_auction", {}),
     "startup": ("bench.bench_startup", {}),
     "fastlane": ("bench.bench_fastlane", {}),
+    "report": ("bench.bench_report", {}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
@@ -31,6 +32,7 @@ QUICK = {
     "auction": {"folds": 5},
     "startup": {"repeat": 3},
     "fastlane": {"days": 5},
+    "report": {"listings": 10_000, "observations": 100_000, "repeat": 1},
 }
 
 

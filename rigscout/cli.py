@@ -119,9 +119,19 @@ def cli(ctx: click.Context, config: str | None, verbose: int) -> None:
 
 def _register() -> None:
     """Every command module's ``COMMANDS``; a new module adds one line here."""
-    from rigscout.commands import alerts, catalog, export, fastlane, plan, rank, run, setup
+    from rigscout.commands import (
+        alerts,
+        catalog,
+        export,
+        fastlane,
+        plan,
+        rank,
+        report,
+        run,
+        setup,
+    )
 
-    for module in (setup, run, fastlane, rank, plan, catalog, export, alerts):
+    for module in (setup, run, fastlane, rank, plan, report, catalog, export, alerts):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -20,6 +20,7 @@ from rigscout.config_plans import SavedPlan, parse_saved_plans
 from rigscout.config_refs import check_references
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
+from rigscout.report.settings import ReportSettings, parse_report_settings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -163,6 +164,7 @@ class Settings:
     rank: RankSettings = field(default_factory=RankSettings)
     alerts: AlertSettings = field(default_factory=AlertSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
+    report: ReportSettings = field(default_factory=ReportSettings)
     config_path: Path | None = None
     catalog_extra: tuple[Path, ...] = ()  # the user's own catalog files ([catalog] extra)
     plans: tuple[SavedPlan, ...] = ()  # [[plan]]: rigscout/config_plans.py
@@ -254,6 +256,7 @@ def _settings_from(
         rank=_rank(model),
         alerts=_alerts(model, environ),
         schedule=_build(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
+        report=parse_report_settings(_table(raw, "report"), base),
         config_path=path,
         catalog_extra=catalog_extra,
         plans=parse_saved_plans(_list(raw, "plan"), _table(_table(raw, "alerts"), "channels")),

@@ -254,6 +254,9 @@ class PlanSection(Section):
 class ReportSection(Section):
     dir: str | None = None
     url: str | None = None
+    top_per_sku: Annotated[int, Field(ge=1)] | None = None
+    history_days: Annotated[int, Field(ge=1)] | None = None
+    profiles: list[str] | None = None
 
 
 class CatalogSection(Section):

@@ -12,12 +12,13 @@ from ranking.auction_watch import HISTORY_DAYS, fit_watched_model, sales_window_
 from ranking.rank import RankFilters, Ranking, rank_rows
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from datetime import datetime
 
     from sqlalchemy.orm import Session
 
     from ranking.catalog import Sku
+    from ranking.rows import SoldRow
     from rigscout.config import RankSettings
 
 
@@ -34,21 +35,38 @@ def load_ranking(
     Running auctions are ranked at the end the auction model predicts, learned from the auctions
     watched to their end in the last ``HISTORY_DAYS`` (the prior where those are few).
     """
+    (ranking,) = load_rankings(session, skus, settings, now=now, filters=[filters or RankFilters()])
+    return ranking
+
+
+def load_rankings(
+    session: Session,
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+    filters: Sequence[RankFilters],
+    sales: Sequence[SoldRow] | None = None,
+) -> tuple[Ranking, ...]:
+    """One ranking per ``filters`` (each profile, say), loading the stored rows once.
+
+    ``sales``: recent sales the caller has loaded already, over at least ``window_days``.
+    """
     watched = load_watched_auctions(session, since=now - timedelta(days=HISTORY_DAYS))
-    # One load serves both: the ranker keeps its window, the model reaches back to its sightings.
-    days = sales_window_days(watched, now=now, window_days=settings.window_days)
-    sales = load_sold_rows(session, now=now, window_days=days)
+    if sales is None:
+        # One load serves both: the ranker keeps its window, the model reaches back to its
+        # sightings.
+        days = sales_window_days(watched, now=now, window_days=settings.window_days)
+        sales = load_sold_rows(session, now=now, window_days=days)
     model = fit_watched_model(watched, sales, settings)
-    ranking = rank_rows(
-        load_active_rows(session),
-        sales,
-        skus,
-        settings,
-        now=now,
-        filters=filters,
-        predict=model.predict,
-    )
+    active = load_active_rows(session)
     unmatched = load_unmatched_count(session)
-    if not unmatched:
-        return ranking
-    return replace(ranking, skipped={**ranking.skipped, "unmatched": unmatched})
+    rankings = []
+    for wanted in filters:
+        ranking = rank_rows(
+            active, sales, skus, settings, now=now, filters=wanted, predict=model.predict
+        )
+        if unmatched:
+            ranking = replace(ranking, skipped={**ranking.skipped, "unmatched": unmatched})
+        rankings.append(ranking)
+    return tuple(rankings)

@@ -19,7 +19,7 @@ from db.store import SaveCounts, save_sales_import
 from ranking.catalog_user import user_normalizer
 from rigscout.config import missing_secrets
 from rigscout.deal_view import deal_json, load_skus, print_deals
-from rigscout.errors import ConfigError
+from rigscout.errors import ConfigError, RigscoutError
 from rigscout.lock import run_lock
 from rigscout.pipeline import Collector, RunPlan, RunReport, run_daily
 from rigscout.render import progress_bar, render_run_summary
@@ -107,6 +107,8 @@ def run_job(
         with run_lock(engine, wait=True) if worker else contextlib.nullcontext():
             upgrade(engine)
         report = _run_locked(settings, plan, engine, console, steps, offline, worker)
+    if settings.report.dir is not None:
+        _write_report(console, engine, settings, settings.report.dir)
     engine.dispose()
     _print_report(console, report, limit=limit, dry_run=dry_run)
     return report
@@ -133,11 +135,28 @@ def _run_locked(
             collector=collector,
             normalize=normalizer_for(user_normalizer(settings.catalog_extra)),
             skus=load_skus(settings.catalog_extra),
-            notifiers=build_notifiers(settings.alerts.channels, client=client),
+            notifiers=build_notifiers(
+                settings.alerts.channels, client=client, report_url=settings.report.url
+            ),
             now=utcnow,
             on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
+
+
+def _write_report(console: Console, engine: Engine, settings: Settings, folder: Path) -> None:
+    """The morning report after the run (``[report] dir``); a failure is shown, not raised."""
+    from rigscout.report.build import write_report
+
+    try:
+        page = write_report(
+            engine, settings, folder, skus=load_skus(settings.catalog_extra), now=utcnow()
+        )
+    except RigscoutError as exc:
+        log.warning("report not written: %s", exc)
+        console.print(f"[red]REPORT NOT WRITTEN[/red] {exc}", highlight=False, soft_wrap=True)
+    else:
+        console.print(f"Report: {page}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:

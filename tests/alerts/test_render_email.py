@@ -196,3 +196,29 @@ def test_a_price_drop_mail_says_what_it_was_and_what_it_is_now():
     assert subject.startswith(f"rigscout: Tesla V100 SXM2 16GB at {drop} (31 % under market")
     assert f"· {drop} landed per unit ·" in parts["text/plain"]
     assert f">{drop}</td>" in parts["text/html"]
+
+
+@pytest.mark.parametrize(
+    ("url", "link"),
+    [
+        ("https://me.example/rigscout/", '<a href="https://me.example/rigscout/">'),
+        ("file:///srv/rigscout/index.html", "Today's report: file:///srv/rigscout/index.html"),
+        (None, None),
+    ],
+)
+def test_the_digest_links_the_morning_report_when_it_has_an_address(url, link):
+    message = render_email_digest(
+        [make_deal(1)],
+        sender="rigscout@example.com",
+        recipients=["me@example.com"],
+        subject="rigscout: deals",
+        report_url=url,
+    )
+    parts = _parts(email.message_from_bytes(message.as_bytes(), policy=email.policy.default))
+
+    if url is None:
+        assert "report" not in parts["text/plain"] and "report" not in parts["text/html"]
+    else:
+        assert f"Today's report (all deals and price history): {url}" in parts["text/plain"]
+        assert link in parts["text/html"]
+        assert url.startswith("https") or '<a href="file:' not in parts["text/html"]

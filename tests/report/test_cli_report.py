@@ -1,0 +1,115 @@
+"""`rigscout report` and the run that writes it, on SQLite and PostgreSQL: the demo's deals,
+history and run health end up in one page, and the digest links to it."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+
+from rigscout.cli import cli
+from tests.rigscout.helpers import DEMO, engine_url, write_config
+from tests.support.smtp_server import running_smtp_server
+
+MAIL = """
+[alerts.channels.mail]
+type = "email"
+host = "127.0.0.1"
+port = {port}
+security = "none"
+from = "rigscout@example.com"
+to = ["buyer@example.com"]
+
+[[alerts.rule]]
+name = "under-market"
+min_discount = 0.15
+channels = ["mail"]
+"""
+
+
+def invoke(config, *args: str):
+    return CliRunner().invoke(cli, ["--config", str(config), *args], catch_exceptions=False)
+
+
+def test_report_writes_one_page_with_the_demos_deals_history_and_runs(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+    assert invoke(config, "run", "--offline", str(DEMO), "--no-alerts").exit_code == 0
+
+    result = invoke(config, "report", "-o", str(tmp_path / "site"))
+
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert list((tmp_path / "site").iterdir()) == [tmp_path / "site" / "index.html"]
+    assert len(re.findall(r'<tr data-profile="llm-inference"', page)) > 50
+    assert 'data-category="server"' in page and 'data-buying="auction"' in page
+    assert page.count('<figure id="h-') > 10  # a price history per SKU
+    assert 'class="sold"' in page and 'class="band"' in page and 'class="baseline"' in page
+    assert '<g class="mark">' in page
+    assert re.search(r'<td class="status-ok">ok</td><td class="hide-narrow">offline:', page)
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "").split("<body>")[0]
+
+
+def test_a_run_writes_the_report_when_configured_and_the_digest_links_it(engine, tmp_path):
+    with running_smtp_server() as smtp:
+        extra = MAIL.format(port=smtp.port) + (
+            '\n[report]\ndir = "site"\nurl = "https://me.example/rigscout/"\n'
+        )
+        config = write_config(tmp_path, engine_url(engine), extra=extra)
+        result = invoke(config, "run", "--offline", str(DEMO))
+
+    assert result.exit_code == 0
+    assert f"Report: {tmp_path / 'site' / 'index.html'}" in result.output
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'class="status-ok">ok' in page  # this run, finished before the page was built
+    assert re.search(r"The last \d+ alerts delivered", page)
+    (mail,) = smtp.received
+    plain = mail.message.get_body(("plain",)).get_content()
+    html = mail.message.get_body(("html",)).get_content()
+    assert "Today's report (all deals and price history): https://me.example/rigscout/" in plain
+    assert '<a href="https://me.example/rigscout/">' in html
+
+
+def test_an_unwritable_report_folder_is_one_clear_error(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+
+    result = invoke(config, "report", "-o", str(blocker / "site"))
+
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: cannot write the report in {blocker / 'site'}")
+
+
+def test_the_page_offers_the_configured_profile_first_and_only_the_profiles_asked(engine, tmp_path):
+    extra = '[report]\nprofiles = ["capacity"]\n'
+    config = write_config(tmp_path, engine_url(engine), extra=extra)
+    assert invoke(config, "run", "--offline", str(DEMO), "--no-alerts").exit_code == 0
+
+    assert invoke(config, "report", "-o", str(tmp_path / "site")).exit_code == 0
+
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<option value="([a-z-]+)"(?: selected)?>[a-z-]+ —', page) == [
+        "llm-inference",
+        "capacity",
+    ]
+    assert 'data-profile="training"' not in page
+
+
+def test_an_unknown_profile_is_one_clear_error(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine), extra='[report]\nprofiles = ["gaming"]\n')
+
+    result = invoke(config, "report", "-o", str(tmp_path / "site"))
+
+    assert result.exit_code == 2
+    assert "unknown ranking profile 'gaming'" in result.output
+
+
+def test_before_any_run_the_page_says_what_to_do(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+
+    result = invoke(config, "report", "-o", str(tmp_path / "site"))
+
+    assert result.exit_code == 0
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "No deals yet: run <code>rigscout run</code> first." in page
+    assert "No price history yet." in page

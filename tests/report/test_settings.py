@@ -1,0 +1,53 @@
+"""The [report] section of the config file."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rigscout.config import load_settings
+from rigscout.errors import ConfigError
+
+
+def settings(tmp_path, body: str):
+    path = tmp_path / "rigscout.toml"
+    path.write_text(body, encoding="utf-8")
+    return load_settings(path, {}, cwd=tmp_path)
+
+
+def test_no_report_section_means_no_report_after_a_run(tmp_path):
+    report = settings(tmp_path, "").report
+
+    assert report.dir is None and report.url is None
+
+
+def test_the_report_folder_is_relative_to_the_config_file(tmp_path):
+    report = settings(
+        tmp_path, '[report]\ndir = "site"\nurl = "https://me.example/rigscout/"\n'
+    ).report
+
+    assert report.dir == tmp_path / "site"
+    assert report.url == "https://me.example/rigscout/"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('[report]\nfolder = "x"', "unknown keys: folder"),
+        ('[report]\nurl = "javascript:alert(1)"', "expected an http(s):// or file:// address"),
+        ("[report]\ntop_per_sku = 0", "top_per_sku = 0: expected a whole number"),
+        ("report = 3", "[report] must be a table"),
+    ],
+)
+def test_a_bad_report_section_is_one_clear_error(tmp_path, body, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        settings(tmp_path, body)
+
+
+def test_the_profiles_offered_can_be_narrowed(tmp_path):
+    report = settings(tmp_path, '[report]\nprofiles = ["training"]\n').report
+
+    assert report.profiles == ("training",)
+    with pytest.raises(ConfigError, match="expected a list of profile names"):
+        settings(tmp_path, '[report]\nprofiles = "training"\n')
