@@ -89,11 +89,10 @@ class Ranking:
 
 @dataclass(frozen=True, slots=True)
 class _Priced:
-    """One rankable listing once its price, market and flags are known (before percentiles)."""
+    """One rankable listing once its price, market and flags are known (any profile)."""
 
     row: ActiveRow
     sku: Sku
-    value: SkuValue
     landed: Decimal
     shipping_known: bool
     freight_estimated: bool
@@ -101,12 +100,23 @@ class _Priced:
     baseline: Decimal | None  # the market for this listing (a server: plus its GPUs)
     included_value: Decimal | None
     discount: float | None
-    vpm: float  # capability per unit of price
+    chassis: Decimal  # the price its value is judged on (a server's, once its GPUs are priced)
     flags: tuple[Flag, ...]
     auction: AuctionPrediction | None = None
     current_bid: Decimal | None = None
     check: str | None = None  # why to check before buying
     excluded: bool = False  # a flag keeps it out of the deals
+
+
+@dataclass(frozen=True, slots=True)
+class PricedRows:
+    """What every profile's ranking shares: the listings priced, flagged and set against their
+    market, the for-parts listings at their landed price, and what was left out why."""
+
+    items: tuple[_Priced, ...]
+    parts: tuple[tuple[Decimal, ActiveRow], ...]
+    skipped: Mapping[str, int]
+    markets: Mapping[str, Market]
 
 
 def rank_rows(
@@ -120,42 +130,83 @@ def rank_rows(
     predict: AuctionPredictor = predict_final,
 ) -> Ranking:
     """The ranking as of ``now``: deals best first (at most ``filters.limit`` in each view)."""
+    priced = price_rows(active, sales, skus, settings, now=now, predict=predict)
+    return rank_priced(priced, skus, settings, now=now, filters=filters)
+
+
+def price_rows(
+    active: Sequence[ActiveRow],
+    sales: Iterable[SoldRow],
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+    predict: AuctionPredictor = predict_final,
+) -> PricedRows:
+    """The profile-independent half of ranking: landed prices, auction ends, markets, flags.
+
+    Rank one ``PricedRows`` under several profiles or filters with ``rank_priced``.
+    """
+    signals = load_signals()
+    skipped: dict[str, int] = {}
+    items: list[tuple[ActiveRow, Landed]] = []
+    parts: list[tuple[Decimal, ActiveRow]] = []
+    for row in active:
+        reason = _skip_reason(row, skus, now)
+        if reason == "parts":
+            part = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, settings)
+            if part is not None:
+                parts.append((part.unit_price, row))
+                continue
+            reason = "no_fx_rate"
+        landed = None if reason else _landed(row, skus, settings)
+        if reason is not None or landed is None:
+            reason = reason or "no_fx_rate"
+            skipped[reason] = skipped.get(reason, 0) + 1
+        else:
+            items.append((row, landed))
+    markets = score_market(sales, _asking(items), settings, now=now)
+    priced = tuple(
+        _price(row, landed, skus, markets, settings, signals, now, predict) for row, landed in items
+    )
+    return PricedRows(priced, tuple(parts), skipped, markets)
+
+
+def rank_priced(
+    priced: PricedRows,
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+    filters: RankFilters | None = None,
+) -> Ranking:
+    """The profile's half of ranking: value percentiles, scores, the views a buyer reads."""
     filters = filters or RankFilters()
     _check(filters)
     profiles = load_profiles()
     profile = profiles.get(filters.profile or settings.profile)
     values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
     signals = load_signals()
-    skipped: dict[str, int] = {}
-    items: list[tuple[ActiveRow, Landed]] = []
-    parts_rows: list[ActiveRow] = []
-    for row in active:
-        reason = _skip_reason(row, skus, now)
-        landed = None if reason else _landed(row, skus, settings)
-        if reason == "parts":
-            parts_rows.append(row)
-        elif reason is not None or landed is None:
-            reason = reason or "no_fx_rate"
-            skipped[reason] = skipped.get(reason, 0) + 1
-        else:
-            items.append((row, landed))
-    markets = score_market(sales, _asking(items), settings, now=now)
-    priced: list[_Priced] = []
-    for row, landed in items:
-        if not values[str(row.sku)].eligible:
+    skipped = dict(priced.skipped)
+    valued: list[tuple[_Priced, SkuValue, float]] = []
+    for p in priced.items:
+        value = values[p.sku.sku]
+        if not value.eligible:
             skipped["below_profile_minimum"] = skipped.get("below_profile_minimum", 0) + 1
             continue
-        priced.append(_price(row, landed, skus, values, markets, settings, signals, now, predict))
+        chassis = p.chassis
+        vpm = value.capability / float(chassis) if chassis > 0 else float("inf")
+        valued.append((p, value, vpm))
     by_category: dict[Category, list[float]] = {}
-    for p in priced:
+    for p, _, vpm in valued:
         if not p.excluded:
-            by_category.setdefault(p.sku.category, []).append(p.vpm)
+            by_category.setdefault(p.sku.category, []).append(vpm)
     for group in by_category.values():
         group.sort()
     views: dict[bool, list[_Scored]] = {False: [], True: []}
-    for p in priced:
+    for p, value, vpm in valued:
         if _wanted(p, filters):
-            scored = _score(p, by_category.get(p.sku.category, []), signals)
+            scored = _score(p, value, vpm, by_category.get(p.sku.category, []), signals)
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
     limit = max(filters.limit, 0)
@@ -164,23 +215,19 @@ def rank_rows(
         tuple(_deal(s, profile.primary_metric, settings, now) for s in _top(views[v], limit))
         for v in (False, True)
     )
-    cheapest_parts: list[tuple[Decimal, int, ActiveRow]] = []
-    for row in parts_rows:
-        landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, settings)
-        if landed is None:
-            skipped["no_fx_rate"] = skipped.get("no_fx_rate", 0) + 1
-        elif _part_wanted(row, filters):
-            cheapest_parts.append((landed.unit_price, row.listing_id, row))
+    wanted_parts = [
+        (price, row.listing_id, row) for price, row in priced.parts if _part_wanted(row, filters)
+    ]
     parts = tuple(
         _part(row, price, skus, values, settings, now)
-        for price, _, row in heapq.nsmallest(limit, cheapest_parts)
+        for price, _, row in heapq.nsmallest(limit, wanted_parts)
     )
     return Ranking(
         deals=deals,
         flagged=flagged,
         parts=parts,
         skipped={k: v for k, v in skipped.items() if v},
-        markets=markets,
+        markets=priced.markets,
     )
 
 
@@ -235,7 +282,6 @@ def _price(
     row: ActiveRow,
     landed: Landed,
     skus: Mapping[str, Sku],
-    values: Mapping[str, SkuValue],
     markets: Mapping[str, Market],
     settings: RankSettings,
     signals: Signals,
@@ -275,12 +321,9 @@ def _price(
     if discount is not None and discount > settings.check_discount:
         check = _check_reason(row, sku, price, flags, skus, markets, settings)
         flags = (*flags, signals.flag("check_before_buying", f"check before buying: {check}"))
-    value = values[sku.sku]
-    chassis = _value_price(price, included_value)
     return _Priced(
         row=row,
         sku=sku,
-        value=value,
         landed=price,
         shipping_known=landed.shipping_known,
         freight_estimated=landed.freight_estimated,
@@ -288,7 +331,7 @@ def _price(
         baseline=baseline,
         included_value=included_value,
         discount=discount,
-        vpm=value.capability / float(chassis) if chassis > 0 else float("inf"),
+        chassis=_value_price(price, included_value),
         flags=flags,
         auction=auction,
         current_bid=current,
@@ -383,29 +426,32 @@ def _part_wanted(row: ActiveRow, filters: RankFilters) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Scored:
     priced: _Priced
+    value: SkuValue
     score: float
     percentile: float
     value_rank: int
     group_size: int
 
 
-def _score(p: _Priced, group: Sequence[float], signals: Signals) -> _Scored:
-    """The score, with the value percentile in ``group`` (sorted capability per dollar)."""
-    no_better = bisect.bisect_right(group, p.vpm)
+def _score(
+    p: _Priced, value: SkuValue, vpm: float, group: Sequence[float], signals: Signals
+) -> _Scored:
+    """The score, with the value percentile of ``vpm`` (capability per dollar) in ``group``."""
+    no_better = bisect.bisect_right(group, vpm)
     percentile = no_better / len(group) if group else 1.0
     discount = None if p.check else p.discount  # no credit until the buyer has checked
     evidence = p.market.weight if p.market else 0.0
     score = score_deal(discount, percentile, evidence=evidence, penalty=signals.penalty(p.flags))
-    return _Scored(p, round(score, 2), percentile, len(group) - no_better + 1, len(group))
+    return _Scored(p, value, round(score, 2), percentile, len(group) - no_better + 1, len(group))
 
 
 def _deal(s: _Scored, primary: str, settings: RankSettings, now: datetime) -> Deal:
     """The deal a buyer reads: every number, its flags, and its sentence."""
-    p = s.priced
-    chassis = _value_price(p.landed, p.included_value)
-    metrics = value_metrics(p.value, chassis) if chassis > 0 else {}
+    p, value = s.priced, s.value
+    chassis = p.chassis
+    metrics = value_metrics(value, chassis) if chassis > 0 else {}
     metrics["value_percentile"] = round(s.percentile, 4)
-    metric = "slots" if p.value.category is not Category.GPU else primary
+    metric = "slots" if value.category is not Category.GPU else primary
     row = p.row
     facts = ReasonFacts(
         sku_name=p.sku.name,
@@ -425,15 +471,15 @@ def _deal(s: _Scored, primary: str, settings: RankSettings, now: datetime) -> De
         market=p.market,
         parts_value=p.baseline if p.included_value is not None else None,
         metric=metric,
-        metric_basis=p.value.compute_basis,
+        metric_basis=value.compute_basis,
         price_per_metric=metrics.get(f"price_per_{metric}"),
         value_rank=s.value_rank,
         group_size=s.group_size,
-        devices=p.value.devices,
+        devices=value.devices,
         converted_from=None if row.currency == settings.currency else row.currency,
         fx_rate=fx_rate(row.currency, settings) if row.currency != settings.currency else None,
         fx_date=settings.fx_date,
-        needs_host=p.sku.form_factor if p.value.needs_host else None,
+        needs_host=p.sku.form_factor if value.needs_host else None,
         topology=p.sku.interconnect if p.sku.category is not Category.GPU else None,
         flags=tuple(f.label for f in p.flags),
     )
@@ -453,7 +499,7 @@ def _deal(s: _Scored, primary: str, settings: RankSettings, now: datetime) -> De
         evidence=p.market.evidence if p.market else "none",
         flags=p.flags,
         freight_estimated=p.freight_estimated,
-        needs_host=p.sku.form_factor if p.value.needs_host else None,
+        needs_host=p.sku.form_factor if value.needs_host else None,
     )
 
 

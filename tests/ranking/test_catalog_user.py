@@ -128,6 +128,9 @@ def test_config_names_the_files_relative_to_itself(tmp_path: Path) -> None:
     config = write(
         tmp_path, '[catalog]\nextra = ["my-skus.toml", "more/extra.toml"]\n', "rigscout.toml"
     )
+    write(tmp_path, "", "my-skus.toml")
+    (tmp_path / "more").mkdir()
+    write(tmp_path / "more", "", "extra.toml")
     settings = load_settings(config, {}, cwd=tmp_path / "elsewhere")
     assert settings.catalog_extra == (tmp_path / "my-skus.toml", tmp_path / "more/extra.toml")
     assert load_settings(None, {}, cwd=tmp_path).catalog_extra == ()

@@ -9,7 +9,7 @@ import pytest
 
 from ranking.auction import AuctionPrediction
 from ranking.catalog import load_catalog
-from ranking.rank import RankFilters, rank_rows
+from ranking.rank import RankFilters, price_rows, rank_priced, rank_rows
 from rigscout.config import RankSettings
 from rigscout.errors import ConfigError
 from tests.ranking.rows import NOW, active, sales
@@ -311,3 +311,20 @@ def test_at_one_price_a_p40_wins_on_vram_and_a_p100_on_bandwidth_and_fp16(profil
     ranking = rank([active(P40, "150"), active(P100, "150")], profile=profile)
 
     assert ranking.deals[0].sku == winner
+
+
+def test_listings_priced_once_rank_under_every_profile_as_if_ranked_alone():
+    rows = [
+        active(P40, "150"),
+        active(P100, "150"),
+        active(K80, "60"),
+        active(V100, "120", buying_format="auction", bids=3, ends_in=timedelta(hours=5)),
+        active(V100, "20", title="NVIDIA Tesla V100 SXM2 16GB read description"),
+    ]
+    priced = price_rows(rows, V100_MARKET, CATALOG, USD, now=NOW)
+    for profile in ("capacity", "llm-inference", "training"):
+        filters = RankFilters(profile=profile)
+        alone = rank_rows(rows, V100_MARKET, CATALOG, USD, now=NOW, filters=filters)
+        shared = rank_priced(priced, CATALOG, USD, now=NOW, filters=filters)
+        assert shared == alone
+        assert [d.sku for d in shared.deals]  # something is ranked in every profile
