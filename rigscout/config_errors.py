@@ -42,6 +42,8 @@ def _line(detail: ErrorDetails, root: type[BaseModel], raw: Mapping[str, Any]) -
         return f"{where}{key} is required"
     if kind == "union_tag_not_found":
         return f'{where}needs type = "email" or "discord"'
+    if kind in ("model_type", "model_attributes_type", "dict_type") and key is None:
+        return f"{where.rstrip(': ')}: expected a table, not {_show(detail['input'])}"
     message = detail["msg"].removeprefix("Value error, ")
     message = message.replace("Input should be", "expected").replace("Input", "value")
     if key is None:

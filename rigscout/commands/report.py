@@ -19,6 +19,7 @@ DEFAULT_DIR = Path("rigscout-report")
 @click.option(
     "-o",
     "--output",
+    "output_dir",
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder to write (default: [report] dir, else ./rigscout-report).",
 )
@@ -33,7 +34,7 @@ DEFAULT_DIR = Path("rigscout-report")
 )
 @pass_app
 @handle_errors
-def report(app: AppContext, output: Path | None, open_: bool, serve: bool, port: int) -> None:
+def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, port: int) -> None:
     """Write today's deals, price history and run health as a static web page.
 
     The page works from file:// with no network. Runs write it too when [report] dir is set.
@@ -51,7 +52,7 @@ def report(app: AppContext, output: Path | None, open_: bool, serve: bool, port:
     from rigscout.report.serve import serve as serve_forever
 
     settings = app.settings()
-    folder = output or settings.report.dir or DEFAULT_DIR
+    folder = output_dir or settings.report.dir or DEFAULT_DIR
     engine = open_existing_store(settings)
     page = write_report(
         engine, settings, folder, skus=load_skus(settings.catalog_extra), now=utcnow()

@@ -34,10 +34,10 @@ def test_the_report_folder_is_relative_to_the_config_file(tmp_path):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ('[report]\nfolder = "x"', "unknown keys: folder"),
+        ('[report]\nfolder = "x"', "[report]: unknown key folder"),
         ('[report]\nurl = "javascript:alert(1)"', "expected an http(s):// or file:// address"),
-        ("[report]\ntop_per_sku = 0", "top_per_sku = 0: expected a whole number"),
-        ("report = 3", "[report] must be a table"),
+        ("[report]\ntop_per_sku = 0", "top_per_sku = 0: expected greater than or equal to 1"),
+        ("report = 3", "[report]: expected a table, not 3"),
     ],
 )
 def test_a_bad_report_section_is_one_clear_error(tmp_path, body, message):
@@ -49,5 +49,5 @@ def test_the_profiles_offered_can_be_narrowed(tmp_path):
     report = settings(tmp_path, '[report]\nprofiles = ["training"]\n').report
 
     assert report.profiles == ("training",)
-    with pytest.raises(ConfigError, match="expected a list of profile names"):
+    with pytest.raises(ConfigError, match='profiles = "training": expected a valid list'):
         settings(tmp_path, '[report]\nprofiles = "training"\n')
