@@ -35,34 +35,32 @@ class Phrase:
     """Consecutive title words; a word ending in ``*`` matches any word it begins.
 
     ``anchor`` is the position of the phrase's rarest exact word (its longest; "parts" in
-    "for parts"), the one titles are indexed by, or -1 when every word is a prefix.
+    "for parts"), the one titles are indexed by, or -1 when every word is a prefix. ``parts``
+    holds each word as (text without ``*``, is a prefix).
     """
 
     words: tuple[str, ...]
     code: str
     anchor: int
+    parts: tuple[tuple[str, bool], ...] = ()
 
     def start_if_matched(self, words: Sequence[str], anchor_at: int) -> int | None:
         """Where the phrase starts when its anchor word stands at ``anchor_at``, if it matches."""
         start = anchor_at - self.anchor if self.anchor > 0 else anchor_at
-        if start < 0 or start + len(self.words) > len(words):
+        if start < 0 or start + len(self.parts) > len(words):
             return None
-        for k, pattern in enumerate(self.words):
-            if not _word_matches(pattern, words[start + k]):
+        for k, (text, prefix) in enumerate(self.parts):
+            word = words[start + k]
+            if not (word.startswith(text) if prefix else word == text):
                 return None
         return start
 
 
 def _phrase(words: tuple[str, ...], code: str) -> Phrase:
-    exact = [i for i, w in enumerate(words) if not (len(w) > 1 and w.endswith("*"))]
+    parts = tuple((w[:-1], True) if len(w) > 1 and w.endswith("*") else (w, False) for w in words)
+    exact = [i for i, (_, prefix) in enumerate(parts) if not prefix]
     anchor = max(exact, key=lambda i: len(words[i]), default=-1)
-    return Phrase(words, code, anchor)
-
-
-def _word_matches(pattern: str, word: str) -> bool:
-    if len(pattern) > 1 and pattern.endswith("*"):
-        return word.startswith(pattern[:-1])
-    return pattern == word
+    return Phrase(words, code, anchor, parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from rigscout.errors import ConfigError
 from rigscout.models import BuyingFormat, Category, Deal, Flag, Kind
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Container, Iterable, Mapping, Sequence
     from datetime import datetime
 
     from ranking.auction import AuctionPrediction
@@ -117,6 +117,7 @@ class PricedRows:
     parts: tuple[tuple[Decimal, ActiveRow], ...]
     skipped: Mapping[str, int]
     markets: Mapping[str, Market]
+    unpriced: Mapping[str, int] = field(default_factory=dict)  # SKU -> listings not priced
 
 
 def rank_rows(
@@ -130,8 +131,21 @@ def rank_rows(
     predict: AuctionPredictor = predict_final,
 ) -> Ranking:
     """The ranking as of ``now``: deals best first (at most ``filters.limit`` in each view)."""
-    priced = price_rows(active, sales, skus, settings, now=now, predict=predict)
+    wanted = eligible_skus(skus, settings, [filters or RankFilters()])
+    priced = price_rows(active, sales, skus, settings, now=now, predict=predict, only=wanted)
     return rank_priced(priced, skus, settings, now=now, filters=filters)
+
+
+def eligible_skus(
+    skus: Mapping[str, Sku], settings: RankSettings, filters: Iterable[RankFilters]
+) -> frozenset[str]:
+    """The SKUs some of ``filters``' profiles rank (the others are below a profile's minimum)."""
+    profiles = load_profiles()
+    wanted: set[str] = set()
+    for f in filters:
+        profile = profiles.get(f.profile or settings.profile)
+        wanted.update(c for c, s in skus.items() if score_sku_value(s, profile, profiles).eligible)
+    return frozenset(wanted)
 
 
 def price_rows(
@@ -142,10 +156,13 @@ def price_rows(
     *,
     now: datetime,
     predict: AuctionPredictor = predict_final,
+    only: Container[str] | None = None,
 ) -> PricedRows:
     """The profile-independent half of ranking: landed prices, auction ends, markets, flags.
 
-    Rank one ``PricedRows`` under several profiles or filters with ``rank_priced``.
+    Rank one ``PricedRows`` under several profiles or filters with ``rank_priced``. ``only``:
+    the SKUs worth pricing (``eligible_skus``); the others are counted below the profile's
+    minimum without the work (their asking prices still make their market).
     """
     signals = load_signals()
     skipped: dict[str, int] = {}
@@ -166,10 +183,15 @@ def price_rows(
         else:
             items.append((row, landed))
     markets = score_market(sales, _asking(items), settings, now=now)
-    priced = tuple(
-        _price(row, landed, skus, markets, settings, signals, now, predict) for row, landed in items
-    )
-    return PricedRows(priced, tuple(parts), skipped, markets)
+    priced = []
+    unpriced: dict[str, int] = {}
+    for row, landed in items:
+        code = str(row.sku)
+        if only is None or code in only:
+            priced.append(_price(row, landed, skus, markets, settings, signals, now, predict))
+        else:
+            unpriced[code] = unpriced.get(code, 0) + 1
+    return PricedRows(tuple(priced), tuple(parts), skipped, markets, unpriced)
 
 
 def rank_priced(
@@ -188,6 +210,10 @@ def rank_priced(
     values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
     signals = load_signals()
     skipped = dict(priced.skipped)
+    for code, count in priced.unpriced.items():
+        if values[code].eligible:
+            raise ValueError(f"{code} was not priced but this profile ranks it (see eligible_skus)")
+        skipped["below_profile_minimum"] = skipped.get("below_profile_minimum", 0) + count
     valued: list[tuple[_Priced, SkuValue, float]] = []
     for p in priced.items:
         value = values[p.sku.sku]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from db.auction_rows import load_watched_auctions
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from ranking.auction_watch import HISTORY_DAYS, fit_watched_model, sales_window_days
-from ranking.rank import RankFilters, Ranking, price_rows, rank_priced
+from ranking.rank import RankFilters, Ranking, eligible_skus, price_rows, rank_priced
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -61,7 +61,10 @@ def load_rankings(
     model = fit_watched_model(watched, sales, settings)
     active = load_active_rows(session)
     unmatched = load_unmatched_count(session)
-    priced = price_rows(active, sales, skus, settings, now=now, predict=model.predict)
+    eligible = eligible_skus(skus, settings, filters)
+    priced = price_rows(
+        active, sales, skus, settings, now=now, predict=model.predict, only=eligible
+    )
     rankings = []
     for wanted in filters:
         ranking = rank_priced(priced, skus, settings, now=now, filters=wanted)
