@@ -156,6 +156,21 @@ def test_never_under_the_current_bid(market, hours):
     assert Decimal(108) <= p.low <= p.mid <= p.high
 
 
+@pytest.mark.parametrize("spread", [None, 0.05, 0.3, 1.0])
+@pytest.mark.parametrize("bids", [0, 5, 19])
+def test_an_item_with_a_market_is_never_expected_above_one_and_a_half_times_it(spread, bids):
+    # An A100 80GB bid at its (asking) market a day out once read "likely $10,743-$23,978".
+    p = predict(
+        current_bid=Decimal(10743),
+        time_left=25 * HOUR,
+        bids=bids,
+        market=Decimal(10748),
+        spread=spread,
+    )
+
+    assert Decimal(10743) <= p.low <= p.mid <= p.high <= Decimal("16122.00")
+
+
 def test_far_from_the_end_the_market_matters_near_it_the_bid():
     far = predict(time_left=5 * DAY, market=Decimal(132))
     near = predict(time_left=0.2 * HOUR, market=Decimal(132))

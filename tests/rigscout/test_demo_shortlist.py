@@ -1,0 +1,63 @@
+"""The demo's shortlist: fixtures/demo/README.md lists the top 15 `rigscout rank` shows for it.
+
+The README says, one line each, why each listing is there; this test keeps that list honest by
+replaying the demo pages at the README's date and comparing the ranked item ids in order.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy.orm import Session
+
+from db.engine import open_engine
+from db.migrate import upgrade
+from ranking.normalize import default_normalizer
+from ranking.rank import RankFilters
+from rigscout.config import load_settings
+from rigscout.deal_view import load_skus
+from rigscout.deals import load_ranking
+from rigscout.pipeline import RunPlan, run_daily
+from rigscout.wiring import normalizer_for, offline_collector
+from tests.rigscout.helpers import DEMO, write_config
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+AS_OF = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)  # the date the README's list was read
+README = DEMO / "README.md"
+
+
+def listed_item_ids() -> list[str]:
+    section = README.read_text(encoding="utf-8").split("## The demo's shortlist", 1)[1]
+    return re.findall(r"^\d+\. .*?itm/(\d+)\)", section, flags=re.M)
+
+
+def demo_top_15(tmp_path: Path) -> list[str]:
+    settings = load_settings(write_config(tmp_path, f"sqlite:///{tmp_path / 'demo.db'}"), {})
+    engine = open_engine(settings.database_url)
+    upgrade(engine)
+    plan = RunPlan(source="offline:demo", searches=settings.searches, profile=settings.rank.profile)
+    skus = load_skus()
+    run_daily(
+        settings,
+        plan,
+        engine=engine,
+        collector=offline_collector(DEMO, settings),
+        normalize=normalizer_for(default_normalizer()),
+        skus=skus,
+        notifiers={},
+        now=lambda: AS_OF,
+    )
+    with Session(engine) as session:
+        ranking = load_ranking(
+            session, skus, settings.rank, now=AS_OF, filters=RankFilters(limit=15)
+        )
+    engine.dispose()
+    return [deal.item_id for deal in ranking.deals]
+
+
+def test_the_shortlist_in_the_demo_readme_is_what_rank_shows(tmp_path: Path) -> None:
+    assert listed_item_ids() == demo_top_15(tmp_path)
