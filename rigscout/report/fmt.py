@@ -47,18 +47,6 @@ def format_time(moment: datetime | None) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
-def format_left(left: timedelta) -> str:
-    """Time left on an auction: ``5d 11h``, ``3h 20m``, ``ended``."""
-    seconds = int(left.total_seconds())
-    if seconds <= 0:
-        return "ended"
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    if days:
-        return f"{days}d {hours}h"
-    return f"{hours}h {rest // 60}m"
-
-
 def format_duration(span: timedelta | None) -> str:
     if span is None:
         return "–"

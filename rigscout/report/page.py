@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from alerts.format import safe_url
+from ranking.explain import render_time_left
 from rigscout import __version__
 from rigscout.models import BuyingFormat, Category
 from rigscout.report import fmt
@@ -137,7 +138,7 @@ def _deal_row(profile: str, first: bool, rank: int, deal: Deal, now: datetime) -
         buying="auction" if auction else "buy_it_now",
         format=FORMATS[deal.buying_format],
         ends=fmt.format_time(deal.end_time) if auction and deal.end_time else None,
-        left=fmt.format_left(left) if left is not None else None,
+        left=render_time_left(deal.end_time, now) if auction and deal.end_time else None,
         ends_v=str(int(left.total_seconds())) if left is not None else "",
         predicted=deal.price_basis == "predicted" and deal.predicted_low is not None,
         discount=_discount(deal.discount),
