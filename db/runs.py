@@ -104,6 +104,14 @@ def finish_run(
     session.commit()
 
 
+def save_run_interrupted(session: Session, run_id: int, *, now: datetime) -> None:
+    """Mark a run stopped by the user (Ctrl-C) "interrupted" at ``now``, and commit."""
+    session.execute(
+        update(RunRow).where(RunRow.id == run_id).values(status="interrupted", finished_at=now)
+    )
+    session.commit()
+
+
 def load_runs(session: Session, limit: int = 20) -> list[RunSummary]:
     """The latest ``limit`` runs, newest first."""
     rows = session.scalars(select(RunRow).order_by(RunRow.started_at.desc(), RunRow.id.desc()))

@@ -26,7 +26,14 @@ from db.leases import (
     save_lease_result,
     save_lease_rows,
 )
-from db.runs import STALE_AFTER, RunCounts, finish_run, save_interrupted_runs, start_run
+from db.runs import (
+    STALE_AFTER,
+    RunCounts,
+    finish_run,
+    save_interrupted_runs,
+    save_run_interrupted,
+    start_run,
+)
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from db.sweeps import load_sweep_due, save_sweep
 from ranking.rank import RankFilters
@@ -139,6 +146,40 @@ def run_daily(
         stale = STALE_AFTER if plan.lease_key else timedelta(0)
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
+    try:
+        return _run_started(
+            settings,
+            plan,
+            run_id,
+            engine,
+            collector,
+            normalize,
+            skus,
+            notifiers,
+            now,
+            on_step,
+            alert_guard,
+        )
+    except KeyboardInterrupt:
+        # Ctrl-C: what was saved stays (each page is its own transaction); the run says so.
+        with Session(engine) as session:
+            save_run_interrupted(session, run_id, now=now())
+        raise
+
+
+def _run_started(
+    settings: Settings,
+    plan: RunPlan,
+    run_id: int,
+    engine: Engine,
+    collector: Collector,
+    normalize: Callable[[Listing], Normalized],
+    skus: Mapping[str, Sku],
+    notifiers: Mapping[str, Notifier],
+    now: Callable[[], datetime],
+    on_step: Callable[[str], None],
+    alert_guard: Callable[[], AbstractContextManager[object]],
+) -> RunReport:
     totals, failures, requests, taken = _collect_all(
         plan,
         engine=engine,

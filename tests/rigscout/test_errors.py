@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.engine import open_engine
-from db.models import ListingRow, ObservationRow
+from db.models import ListingRow, ObservationRow, RunRow
 from rigscout.cli import cli
 from tests.rigscout.helpers import (
     DEMO,
@@ -199,8 +199,11 @@ def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path
         orphans = session.scalars(
             select(ObservationRow.id).outerjoin(ListingRow).where(ListingRow.id.is_(None))
         ).all()
+        runs = session.execute(select(RunRow.status, RunRow.finished_at)).all()
     engine.dispose()
     assert orphans == []
+    # `rigscout runs` says at once that the run was stopped, not "running" until the next run
+    assert [(status, finished is not None) for status, finished in runs] == [("interrupted", True)]
 
 
 def test_a_run_refused_by_the_lock_exits_3(tmp_path: Path):
