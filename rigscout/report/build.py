@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from rigscout.errors import ConfigError
 from rigscout.report.load import history_start, load_asking_days, load_report_data
 from rigscout.report.page import render_report
+from rigscout.report.rigs import load_report_rigs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -38,10 +39,11 @@ def write_report(
     *,
     skus: Mapping[str, Sku],
     now: datetime,
-    plans: Sequence[RigPlan] = (),
+    plans: Sequence[RigPlan] | None = None,
 ) -> Path:
     """Build the report as of ``now`` into ``out_dir`` and return the page's path.
 
+    ``plans`` None: each ``[[plan]]`` target's best rig from the store (``rigs.py``).
     The page is written to a temporary file and renamed, so a reader never sees half a page.
     """
     since = history_start(now, settings.report)
@@ -58,6 +60,8 @@ def write_report(
                 now=now,
                 asking=asking.result,
             )
+            if plans is None:
+                plans = load_report_rigs(session, settings, skus, now=now)
     html = render_report(
         data,
         plans=plans,
