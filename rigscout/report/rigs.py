@@ -1,8 +1,8 @@
 """The report's "Best rigs": each saved ``[[plan]]`` target's best complete rig, or the defaults.
 
 Without ``[[plan]]`` tables the report plans ``DEFAULT_TARGETS`` for the ``[rank]`` profile:
-the cheapest 64 GB rig (a 70B model at 4-bit with room for context, guide 001) and the
-cheapest 128 GB rig (a 70B model at 8-bit, or larger models at 4-bit). The planner's plan
+the cheapest 64 GB rig (guide 000's complete node: 4 x 16 GB on NVLink) and the cheapest
+96 GB rig (guide 001's quad-GPU node, two 70B model instances at once). The planner's plan
 becomes a ``ReportRig`` here, its numbers worded by ``ranking/plan_render.py``.
 """
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ranking.plan_rules import PlanRules
     from rigscout.config import Settings
 
-DEFAULT_TARGETS = (64.0, 128.0)  # GB of VRAM, when rigscout.toml has no [[plan]]
+DEFAULT_TARGETS = (64.0, 96.0)  # GB of VRAM, when rigscout.toml has no [[plan]]
 COMPARED = 2  # plan two rigs per target, so the best one's sentence says why it beats the next
 
 
