@@ -111,3 +111,4 @@ class ReportData:
     alerts: tuple[SentAlert, ...] = ()
     new_rare: tuple[NewListing, ...] = ()
     history_since: date | None = None
+    plan_deals: Mapping[str, tuple[Deal, ...]] = field(default_factory=dict)  # by profile

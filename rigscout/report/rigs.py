@@ -15,8 +15,9 @@ from ranking.plan import Target, plan_rigs
 from ranking.plan_explain import summary
 from ranking.plan_render import render_part_label, render_plan_figures
 from ranking.plan_rules import load_plan_rules
+from rigscout.models import Category
 from rigscout.plan_alerts import saved_plan_target
-from rigscout.plans import load_offers
+from rigscout.plans import load_includes, offer_from_deal
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from ranking.plan import Offer, Plan
     from ranking.plan_rules import PlanRules
     from rigscout.config import Settings
+    from rigscout.models import Deal
 
 DEFAULT_TARGETS = (64.0, 96.0)  # GB of VRAM, when rigscout.toml has no [[plan]]
 COMPARED = 2  # plan two rigs per target, so the best one's sentence says why it beats the next
@@ -66,16 +68,28 @@ def _saved_label(name: str, vram_gb: float) -> str:
 
 
 def load_report_rigs(
-    session: Session, settings: Settings, skus: Mapping[str, Sku], *, now: datetime
+    session: Session,
+    settings: Settings,
+    skus: Mapping[str, Sku],
+    deals: Mapping[str, Sequence[Deal]],
+    *,
+    now: datetime,
 ) -> tuple[ReportRig, ...]:
-    """Each target's best rig (targets with none are left out); one ranking per profile."""
+    """Each target's best rig (targets with none are left out).
+
+    ``deals``: every priced listing by profile, as the report loaded them
+    (``ReportData.plan_deals``); only the servers' included GPUs are read here.
+    """
     rules = load_plan_rules()
-    offers: dict[str, list[Offer]] = {}
+    hosts = [d.listing_id for ds in deals.values() for d in ds if d.category is not Category.GPU]
+    includes = load_includes(session, hosts)
+    offers = {
+        profile: [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ds]
+        for profile, ds in deals.items()
+    }
     rigs = []
     for label, target in report_targets(settings):
-        if target.profile not in offers:
-            offers[target.profile] = load_offers(session, settings, target.profile, now, skus=skus)
-        plans = _plan(offers[target.profile], skus, rules, target, settings, now)
+        plans = _plan(offers.get(target.profile, []), skus, rules, target, settings, now)
         if plans:
             rigs.append(render_report_rig(label, plans[0], now))
     return tuple(rigs)
