@@ -91,6 +91,15 @@ def render_plans_text(plans: Sequence[Plan], now: datetime) -> str:
 def render_plan_text(number: int, plan: Plan, now: datetime) -> str:
     money = render_money(plan.total, plan.currency)
     lines = [f"{number}. {summary(plan)}: {money} landed"]
+    lines.append("   " + render_plan_figures(plan))
+    lines += [_part_line(part, plan.currency, now) for part in plan.parts]
+    lines += [f"   ! {warning}" for warning in plan.warnings]
+    lines.append(f"   Why: {plan.explanation}")
+    return "\n".join(lines)
+
+
+def render_plan_figures(plan: Plan) -> str:
+    """VRAM, FP16, bandwidth, $/GB, $/TFLOP/s and topology, joined by " · "."""
     figures = [
         f"{plan.vram_gb:g} GB VRAM",
         f"{plan.fp16_tflops:g} FP16 TFLOP/s",
@@ -101,16 +110,19 @@ def render_plan_text(number: int, plan: Plan, now: datetime) -> str:
     if plan.per_fp16_tflops is not None:
         figures.append(f"{render_money(plan.per_fp16_tflops, plan.currency)}/TFLOP/s")
     figures.append(TOPOLOGY_WORDS.get(plan.topology, plan.topology))
-    lines.append("   " + " · ".join(figures))
-    lines += [_part_line(part, plan.currency, now) for part in plan.parts]
-    lines += [f"   ! {warning}" for warning in plan.warnings]
-    lines.append(f"   Why: {plan.explanation}")
-    return "\n".join(lines)
+    return " · ".join(figures)
 
 
 def _part_line(part: PlanPart, currency: str, now: datetime) -> str:
     if part.item_id is None:
-        return f"   host  {part.name} ({render_money(part.price, currency)}: you have it)"
+        return f"   host  {render_part_label(part, currency, now)}"
+    return f"   {part.role:<4}  {render_part_label(part, currency, now)}  {part.url}"
+
+
+def render_part_label(part: PlanPart, currency: str, now: datetime) -> str:
+    """One part as a buyer reads it: what, how many, and its landed price (and how sure)."""
+    if part.item_id is None:
+        return f"{part.name} ({render_money(part.price, currency)}: you have it)"
     what = f"{part.units}x {part.name}" if part.role == "gpu" else part.name.split(" (")[0]
     if part.included:
         what += f" with {part.included} GPUs"
@@ -120,4 +132,4 @@ def _part_line(part: PlanPart, currency: str, now: datetime) -> str:
         price = f"~{price} (auction, predicted end{left})"
     if part.freight_estimated:
         price += " incl. estimated freight"
-    return f"   {part.role:<4}  {what}: {price}  {part.url}"
+    return f"{what}: {price}"

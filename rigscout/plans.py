@@ -44,14 +44,21 @@ def load_plans(
 ) -> list[Plan]:
     """The best rigs for ``target`` from the stored active listings, best first."""
     skus = skus if skus is not None else {s.sku: s for s in load_catalog()}
-    filters = RankFilters(profile=target.profile, limit=EVERY_LISTING)
-    ranking = load_ranking(session, skus, settings.rank, now=now, filters=filters)
-    hosts = [d.listing_id for d in ranking.deals if d.category is not Category.GPU]
-    includes = load_includes(session, hosts)
-    offers = [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ranking.deals]
+    offers = load_offers(session, settings, target.profile, now, skus=skus)
     return plan_rigs(
         offers, skus, load_plan_rules(), target, currency=settings.rank.currency, now=now
     )
+
+
+def load_offers(
+    session: Session, settings: Settings, profile: str, now: datetime, *, skus: Mapping[str, Sku]
+) -> list[Offer]:
+    """Every priced active listing under ``profile`` as an offer (one ranking of them all)."""
+    filters = RankFilters(profile=profile, limit=EVERY_LISTING)
+    ranking = load_ranking(session, skus, settings.rank, now=now, filters=filters)
+    hosts = [d.listing_id for d in ranking.deals if d.category is not Category.GPU]
+    includes = load_includes(session, hosts)
+    return [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ranking.deals]
 
 
 def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:

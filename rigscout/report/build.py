@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from rigscout.errors import ConfigError
 from rigscout.report.load import history_start, load_asking_days, load_report_data
 from rigscout.report.page import render_report
+from rigscout.report.rigs import load_report_rigs, report_targets
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -38,10 +39,11 @@ def write_report(
     *,
     skus: Mapping[str, Sku],
     now: datetime,
-    plans: Sequence[RigPlan] = (),
+    plans: Sequence[RigPlan] | None = None,
 ) -> Path:
     """Build the report as of ``now`` into ``out_dir`` and return the page's path.
 
+    ``plans`` None: each ``[[plan]]`` target's best rig from the store (``rigs.py``).
     The page is written to a temporary file and renamed, so a reader never sees half a page.
     """
     since = history_start(now, settings.report)
@@ -57,7 +59,10 @@ def write_report(
                 settings.report,
                 now=now,
                 asking=asking.result,
+                plan_profiles=_plan_profiles(settings) if plans is None else (),
             )
+            if plans is None:
+                plans = load_report_rigs(session, settings, skus, data.plan_deals, now=now)
     html = render_report(
         data,
         plans=plans,
@@ -65,6 +70,10 @@ def write_report(
         min_sales=settings.rank.min_sales,
     )
     return save_page(out_dir, html)
+
+
+def _plan_profiles(settings: Settings) -> list[str]:
+    return sorted({target.profile for _, target in report_targets(settings)})
 
 
 def _load_asking(engine: Engine, settings: Settings, since: date) -> tuple[AskingDay, ...]:

@@ -23,6 +23,7 @@ from ranking.profiles import load_profiles
 from ranking.rank import RankFilters
 from rigscout.deals import load_rankings
 from rigscout.errors import AlertError
+from rigscout.plans import EVERY_LISTING
 from rigscout.report.records import (
     AskingDay,
     NewListing,
@@ -59,8 +60,12 @@ def load_report_data(
     *,
     now: datetime,
     asking: Callable[[], tuple[AskingDay, ...]] | None = None,
+    plan_profiles: Sequence[str] = (),
 ) -> ReportData:
     """Everything the report shows, as of ``now``.
+
+    ``plan_profiles``: profiles whose every priced listing the rig planner needs
+    (``ReportData.plan_deals``), ranked from the same loaded and priced rows.
 
     ``asking`` returns the daily asking ranges since ``history_start`` (default: loaded in
     ``session``); the caller may load them in parallel, as ``build.write_report`` does.
@@ -74,9 +79,11 @@ def load_report_data(
         skus,
         rank,
         now=now,
-        filters=[RankFilters(name, limit=limit) for name in names],
+        filters=[RankFilters(name, limit=limit) for name in names]
+        + [RankFilters(name, limit=EVERY_LISTING) for name in plan_profiles],
         sales=sales,
     )
+    rankings, planned = rankings[: len(names)], rankings[len(names) :]
     views = tuple(
         _profile_deals(name, ranking, report.top_per_sku)
         for name, ranking in zip(names, rankings, strict=True)
@@ -97,6 +104,7 @@ def load_report_data(
         alerts=load_sent_alerts(session),
         new_rare=load_new_rare(session, now=now),
         history_since=since,
+        plan_deals={p: r.deals for p, r in zip(plan_profiles, planned, strict=True)},
     )
 
 

@@ -23,6 +23,9 @@ class RigPlan(Protocol):
     """What the report needs from one of the planner's rigs (any object with these fields)."""
 
     @property
+    def target(self) -> str: ...  # what it was planned for: "cheapest 64 GB rig"
+
+    @property
     def name(self) -> str: ...  # "4× Tesla V100 SXM2 16GB in a Supermicro SYS-4028GR-TXR"
 
     @property
@@ -32,7 +35,13 @@ class RigPlan(Protocol):
     def currency(self) -> str: ...
 
     @property
+    def figures(self) -> str: ...  # "64 GB VRAM · … · $23.44/GB · NVLink"
+
+    @property
     def summary(self) -> str: ...  # the planner's sentence: why this rig
+
+    @property
+    def warnings(self) -> Sequence[str]: ...  # what to check before buying
 
     @property
     def links(self) -> Sequence[tuple[str, str]]: ...  # (label, listing URL) to buy it
@@ -102,3 +111,4 @@ class ReportData:
     alerts: tuple[SentAlert, ...] = ()
     new_rare: tuple[NewListing, ...] = ()
     history_since: date | None = None
+    plan_deals: Mapping[str, tuple[Deal, ...]] = field(default_factory=dict)  # by profile

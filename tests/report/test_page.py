@@ -102,6 +102,9 @@ class Rig:
     currency: str
     summary: str
     links: tuple[tuple[str, str], ...]
+    target: str = "cheapest 64 GB rig"
+    figures: str = "64 GB VRAM · $25.78/GB · NVLink"
+    warnings: tuple[str, ...] = ("item 1: check the heatsinks",)
 
 
 def test_the_planners_rigs_have_a_section_only_when_given():
@@ -121,6 +124,8 @@ def test_the_planners_rigs_have_a_section_only_when_given():
     assert "4× V100 SXM2 in a SYS-4028GR-TXR" in with_rigs and "$1,650" in with_rigs
     assert "cheapest 64 GB &lt;b&gt;" in with_rigs
     assert 'href="https://www.ebay.com/itm/1"' in with_rigs and "javascript:" not in with_rigs
+    assert "cheapest 64 GB rig" in with_rigs and "$25.78/GB" in with_rigs
+    assert "item 1: check the heatsinks" in with_rigs
 
 
 def test_run_health_lists_failed_searches_and_sent_alerts():
