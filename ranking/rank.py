@@ -74,6 +74,7 @@ class RankFilters:
     max_price: Decimal | None = None  # landed unit price, user's currency
     buying: str = "all"  # "all", "buy_it_now" (fixed price and best offer) or "auction"
     limit: int = 50
+    explain: bool = True  # False: no sentence (``Deal.reason`` empty), for the rig planner
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +239,10 @@ def rank_priced(
     limit = max(filters.limit, 0)
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
     deals, flagged = (
-        tuple(_deal(s, profile.primary_metric, settings, now) for s in _top(views[v], limit))
+        tuple(
+            _deal(s, profile.primary_metric, settings, now, explain=filters.explain)
+            for s in _top(views[v], limit)
+        )
         for v in (False, True)
     )
     wanted_parts = [
@@ -471,14 +475,47 @@ def _score(
     return _Scored(p, value, round(score, 2), percentile, len(group) - no_better + 1, len(group))
 
 
-def _deal(s: _Scored, primary: str, settings: RankSettings, now: datetime) -> Deal:
-    """The deal a buyer reads: every number, its flags, and its sentence."""
+def _deal(
+    s: _Scored, primary: str, settings: RankSettings, now: datetime, *, explain: bool = True
+) -> Deal:
+    """The deal a buyer reads: every number, its flags, and (``explain``) its sentence."""
     p, value = s.priced, s.value
     chassis = p.chassis
     metrics = value_metrics(value, chassis) if chassis > 0 else {}
     metrics["value_percentile"] = round(s.percentile, 4)
     metric = "slots" if value.category is not Category.GPU else primary
     row = p.row
+    reason = _sentence(s, value, metric, metrics, settings, now) if explain else ""
+    return Deal(
+        **_deal_fields(row, p.sku, settings, p.landed, p.shipping_known),
+        score=s.score,
+        reason=reason,
+        discount=p.discount,
+        baseline=p.baseline,
+        baseline_count=p.market.count if p.market else 0,
+        baseline_source=p.market.source if p.market else None,
+        metrics=metrics,
+        price_basis="predicted" if p.auction else "fixed",
+        current_bid=p.current_bid,
+        predicted_low=p.auction.low if p.auction else None,
+        predicted_high=p.auction.high if p.auction else None,
+        evidence=p.market.evidence if p.market else "none",
+        flags=p.flags,
+        freight_estimated=p.freight_estimated,
+        needs_host=p.sku.form_factor if value.needs_host else None,
+    )
+
+
+def _sentence(
+    s: _Scored,
+    value: SkuValue,
+    metric: str,
+    metrics: Mapping[str, float],
+    settings: RankSettings,
+    now: datetime,
+) -> str:
+    """Why the deal is there, in one sentence (``ranking/explain.py``)."""
+    p, row = s.priced, s.priced.row
     facts = ReasonFacts(
         sku_name=p.sku.name,
         landed=p.landed,
@@ -509,24 +546,7 @@ def _deal(s: _Scored, primary: str, settings: RankSettings, now: datetime) -> De
         topology=p.sku.interconnect if p.sku.category is not Category.GPU else None,
         flags=tuple(f.label for f in p.flags),
     )
-    return Deal(
-        **_deal_fields(row, p.sku, settings, p.landed, p.shipping_known),
-        score=s.score,
-        reason=render_reason(facts),
-        discount=p.discount,
-        baseline=p.baseline,
-        baseline_count=p.market.count if p.market else 0,
-        baseline_source=p.market.source if p.market else None,
-        metrics=metrics,
-        price_basis="predicted" if p.auction else "fixed",
-        current_bid=p.current_bid,
-        predicted_low=p.auction.low if p.auction else None,
-        predicted_high=p.auction.high if p.auction else None,
-        evidence=p.market.evidence if p.market else "none",
-        flags=p.flags,
-        freight_estimated=p.freight_estimated,
-        needs_host=p.sku.form_factor if value.needs_host else None,
-    )
+    return render_reason(facts)
 
 
 def _part(

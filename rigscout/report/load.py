@@ -80,7 +80,7 @@ def load_report_data(
         rank,
         now=now,
         filters=[RankFilters(name, limit=limit) for name in names]
-        + [RankFilters(name, limit=EVERY_LISTING) for name in plan_profiles],
+        + [RankFilters(name, limit=EVERY_LISTING, explain=False) for name in plan_profiles],
         sales=sales,
     )
     rankings, planned = rankings[: len(names)], rankings[len(names) :]
