@@ -74,7 +74,9 @@ class RankFilters:
     max_price: Decimal | None = None  # landed unit price, user's currency
     buying: str = "all"  # "all", "buy_it_now" (fixed price and best offer) or "auction"
     limit: int = 50
-    explain: bool = True  # False: no sentence (``Deal.reason`` empty), for the rig planner
+    # False: no sentence, no price per metric (``Deal.metrics`` only the percentile), no
+    # flagged or parts view: the rig planner's view of every listing, at a fraction of the cost.
+    explain: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,7 @@ class _Priced:
     current_bid: Decimal | None = None
     check: str | None = None  # why to check before buying
     excluded: bool = False  # a flag keeps it out of the deals
+    penalty: float = 0.0  # score points its warning flags cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +212,6 @@ def rank_priced(
     profiles = load_profiles()
     profile = profiles.get(filters.profile or settings.profile)
     values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
-    signals = load_signals()
     skipped = dict(priced.skipped)
     for code, count in priced.unpriced.items():
         if values[code].eligible:
@@ -233,7 +235,7 @@ def rank_priced(
     views: dict[bool, list[_Scored]] = {False: [], True: []}
     for p, value, vpm in valued:
         if _wanted(p, filters):
-            scored = _score(p, value, vpm, by_category.get(p.sku.category, []), signals)
+            scored = _score(p, value, vpm, by_category.get(p.sku.category, []))
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
     limit = max(filters.limit, 0)
@@ -241,12 +243,14 @@ def rank_priced(
     deals, flagged = (
         tuple(
             _deal(s, profile.primary_metric, settings, now, explain=filters.explain)
-            for s in _top(views[v], limit)
+            for s in _top(views[v], limit if filters.explain or not v else 0)
         )
         for v in (False, True)
     )
     wanted_parts = [
-        (price, row.listing_id, row) for price, row in priced.parts if _part_wanted(row, filters)
+        (price, row.listing_id, row)
+        for price, row in priced.parts
+        if filters.explain and _part_wanted(row, filters)
     ]
     parts = tuple(
         _part(row, price, skus, values, settings, now)
@@ -367,6 +371,7 @@ def _price(
         current_bid=current,
         check=check,
         excluded=_excluded(flags),
+        penalty=signals.penalty(flags),
     )
 
 
@@ -463,15 +468,13 @@ class _Scored:
     group_size: int
 
 
-def _score(
-    p: _Priced, value: SkuValue, vpm: float, group: Sequence[float], signals: Signals
-) -> _Scored:
+def _score(p: _Priced, value: SkuValue, vpm: float, group: Sequence[float]) -> _Scored:
     """The score, with the value percentile of ``vpm`` (capability per dollar) in ``group``."""
     no_better = bisect.bisect_right(group, vpm)
     percentile = no_better / len(group) if group else 1.0
     discount = None if p.check else p.discount  # no credit until the buyer has checked
     evidence = p.market.weight if p.market else 0.0
-    score = score_deal(discount, percentile, evidence=evidence, penalty=signals.penalty(p.flags))
+    score = score_deal(discount, percentile, evidence=evidence, penalty=p.penalty)
     return _Scored(p, value, round(score, 2), percentile, len(group) - no_better + 1, len(group))
 
 
@@ -481,7 +484,7 @@ def _deal(
     """The deal a buyer reads: every number, its flags, and (``explain``) its sentence."""
     p, value = s.priced, s.value
     chassis = p.chassis
-    metrics = value_metrics(value, chassis) if chassis > 0 else {}
+    metrics = value_metrics(value, chassis) if chassis > 0 and explain else {}
     metrics["value_percentile"] = round(s.percentile, 4)
     metric = "slots" if value.category is not Category.GPU else primary
     row = p.row
