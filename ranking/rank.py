@@ -77,6 +77,9 @@ class RankFilters:
     # False: no sentence, no price per metric (``Deal.metrics`` only the percentile), no
     # flagged or parts view: the rig planner's view of every listing, at a fraction of the cost.
     explain: bool = True
+    # Only the first ``explain_top`` deals explained (and at most that many flagged and parts):
+    # one ranking serves a page of the best deals and the planner's every listing.
+    explain_top: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,22 +242,22 @@ def rank_priced(
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
     limit = max(filters.limit, 0)
+    explained = limit if filters.explain_top is None else min(limit, filters.explain_top)
+    if not filters.explain:
+        explained = 0
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
-    deals, flagged = (
-        tuple(
-            _deal(s, profile.primary_metric, settings, now, explain=filters.explain)
-            for s in _top(views[v], limit if filters.explain or not v else 0)
-        )
-        for v in (False, True)
+    primary = profile.primary_metric
+    deals = tuple(
+        _deal(s, primary, settings, now, explain=i < explained)
+        for i, s in enumerate(_top(views[False], limit))
     )
+    flagged = tuple(_deal(s, primary, settings, now) for s in _top(views[True], explained))
     wanted_parts = [
-        (price, row.listing_id, row)
-        for price, row in priced.parts
-        if filters.explain and _part_wanted(row, filters)
+        (price, row.listing_id, row) for price, row in priced.parts if _part_wanted(row, filters)
     ]
     parts = tuple(
         _part(row, price, skus, values, settings, now)
-        for price, _, row in heapq.nsmallest(limit, wanted_parts)
+        for price, _, row in heapq.nsmallest(explained, wanted_parts)
     )
     return Ranking(
         deals=deals,

@@ -74,20 +74,21 @@ def load_report_data(
     names = _profiles(rank, report.profiles)
     # One load of the sales serves the market (its window) and the charts (their days).
     sales = load_sold_rows(session, now=now, window_days=max(report.history_days, rank.window_days))
-    rankings = load_rankings(
-        session,
-        skus,
-        rank,
-        now=now,
-        filters=[RankFilters(name, limit=limit) for name in names]
-        + [RankFilters(name, limit=EVERY_LISTING, explain=False) for name in plan_profiles],
-        sales=sales,
-    )
-    rankings, planned = rankings[: len(names)], rankings[len(names) :]
+    # A profile both shown and planned is ranked once: its first ``limit`` deals explained for
+    # the page, every listing for the planner.
+    planned_only = [name for name in plan_profiles if name not in names]
+    filters = [
+        RankFilters(name, limit=EVERY_LISTING, explain_top=limit)
+        if name in plan_profiles
+        else RankFilters(name, limit=limit)
+        for name in names
+    ] + [RankFilters(name, limit=EVERY_LISTING, explain=False) for name in planned_only]
+    rankings = load_rankings(session, skus, rank, now=now, filters=filters, sales=sales)
+    by_profile = dict(zip([*names, *planned_only], rankings, strict=True))
     views = tuple(
-        _profile_deals(name, ranking, report.top_per_sku)
-        for name, ranking in zip(names, rankings, strict=True)
+        _profile_deals(name, by_profile[name], report.top_per_sku, limit) for name in names
     )
+    planned = [by_profile[name] for name in plan_profiles]
     markets = rankings[0].markets  # the market does not depend on the profile
     since = history_start(now, report)
     return ReportData(
@@ -120,11 +121,11 @@ def _profiles(rank: RankSettings, wanted: Sequence[str]) -> list[str]:
     return [rank.profile, *(n for n in names if n != rank.profile)]
 
 
-def _profile_deals(profile: str, ranking: Ranking, top_per_sku: int) -> ProfileDeals:
-    """The profile's best deals, at most ``top_per_sku`` of each SKU."""
+def _profile_deals(profile: str, ranking: Ranking, top_per_sku: int, limit: int) -> ProfileDeals:
+    """The profile's best ``limit`` deals, at most ``top_per_sku`` of each SKU."""
     per_sku: dict[str, int] = {}
     kept: list[Deal] = []
-    for deal in ranking.deals:
+    for deal in ranking.deals[:limit]:
         per_sku[deal.sku] = per_sku.get(deal.sku, 0) + 1
         if per_sku[deal.sku] <= top_per_sku:
             kept.append(deal)

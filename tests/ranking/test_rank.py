@@ -328,3 +328,16 @@ def test_listings_priced_once_rank_under_every_profile_as_if_ranked_alone():
         shared = rank_priced(priced, CATALOG, USD, now=NOW, filters=filters)
         assert shared == alone
         assert [d.sku for d in shared.deals]  # something is ranked in every profile
+
+
+def test_one_ranking_explains_the_page_and_lists_every_listing_for_the_planner():
+    rows = [active(P40, str(150 + i)) for i in range(5)] + [active(P100, "160")]
+    page = rank(rows, limit=2)
+    every = rank(rows, limit=10**6, explain_top=2)
+    planner = rank(rows, limit=10**6, explain=False)
+
+    assert every.deals[:2] == page.deals
+    assert all(d.reason for d in every.deals[:2])
+    assert [d.reason for d in every.deals[2:]] == [""] * 4
+    assert [d.listing_id for d in planner.deals] == [d.listing_id for d in every.deals]
+    assert {d.reason for d in planner.deals} == {""}
