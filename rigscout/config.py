@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ranking.catalog_user import parse_catalog_section
-from rigscout.config_plans import SavedPlan, parse_saved_plans
+from rigscout.config_plans import SavedPlan, saved_plans
 from rigscout.config_refs import check_references
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
@@ -259,7 +259,7 @@ def _settings_from(
         report=parse_report_settings(_table(raw, "report"), base),
         config_path=path,
         catalog_extra=catalog_extra,
-        plans=parse_saved_plans(_list(raw, "plan"), _table(_table(raw, "alerts"), "channels")),
+        plans=saved_plans(model.plan, model.alerts.channels or {}),
     )
 
 
@@ -281,12 +281,6 @@ def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
     """A section of the (already validated) raw file, for readers of their own section."""
     value = raw.get(key, {})
     return value if isinstance(value, dict) else {}
-
-
-def _list(raw: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
-    """An array of tables of the (already validated) raw file."""
-    value = raw.get(key, [])
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _searches(sections: list[SearchSection], source: str) -> tuple[SavedSearch, ...]:

@@ -65,6 +65,10 @@ def _category_id(value: object) -> str:
     return str(value)
 
 
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
 def _one_or_many(value: object) -> object:
     return [value] if isinstance(value, str) else value
 
@@ -240,12 +244,14 @@ class PlanSection(Section):
     """A rig to plan (issue 11): what to buy for a VRAM target within a budget."""
 
     name: str | None = None
-    vram_gb: PositiveFloat | None = None
+    vram_gb: PositiveFloat
     budget: Annotated[Number, Field(gt=0)] | None = None
     profile: str | None = None
     fp16_tflops: Annotated[float, Field(ge=0)] | None = None
     gpus: Annotated[int, Field(ge=1)] | None = None
-    form_factor: str | None = None
+    form_factor: (
+        Annotated[Literal["any", "pcie", "sxm2", "sxm4"], BeforeValidator(_lower)] | None
+    ) = None
     max_auctions: Annotated[int, Field(ge=0)] | None = None
     channels: Names | None = None
     currency: Currency | None = None

@@ -170,7 +170,10 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
             "unknown SKU 'nvidia-tesla-v100-sxm9' (did you mean nvidia-tesla-v100-sxm2",
         ),
         ('[[alerts.rule]]\nprofile = "gaming"\n', "unknown profile 'gaming'"),
-        ('[[plan]]\nname = "box"\nchannels = ["pager"]\n', "[[plan]] #1 (box): unknown channel"),
+        (
+            '[[plan]]\nname = "box"\nvram_gb = 64\nchannels = ["pager"]\n',
+            "[[plan]] #1 (box): unknown channel",
+        ),
         ('[[plan]]\nvram_gb = "lots"\n', '[[plan]] #1: vram_gb = "lots": expected'),
         ("[report]\ndir = 3\n", "[report]: dir = 3: expected a valid string"),
         ("[catalog]\nextra = [1]\n", "[catalog]: "),

@@ -61,7 +61,10 @@ def test_a_saved_plan_reads_every_key_and_defaults_to_every_channel(tmp_path):
         ('name = "x"\nvram = 64', "unknown key vram (did you mean vram_gb?)"),
         ('name = "x"\nbudget = 10', "vram_gb is required"),
         ('name = "x"\nvram_gb = 64\nchannels = ["sms"]', "unknown channel 'sms'"),
-        ('name = "x"\nvram_gb = 64\nform_factor = "oam"', "form_factor must be one of"),
+        (
+            'name = "x"\nvram_gb = 64\nform_factor = "oam"',
+            """form_factor = "oam": expected 'any', 'pcie', 'sxm2' or 'sxm4'""",
+        ),
         ('name = "x"\nvram_gb = -1', "vram_gb = -1: expected greater than 0"),
         ('name = "x"\nvram_gb = "lots"', 'vram_gb = "lots": expected a valid number'),
     ],
