@@ -47,17 +47,6 @@ class UserCatalog:
     overridden: tuple[str, ...] = ()
 
 
-def parse_catalog_section(table: Mapping[str, Any], base: Path) -> tuple[Path, ...]:
-    """The ``[catalog]`` table of rigscout.toml: ``extra`` files, relative to ``base``."""
-    unknown = set(table) - {"extra"}
-    if unknown:
-        raise ConfigError(f"[catalog]: unknown setting(s) {sorted(unknown)}; expected 'extra'")
-    extra = table.get("extra", [])
-    if not isinstance(extra, list) or not all(isinstance(p, str) and p for p in extra):
-        raise ConfigError('[catalog] extra must be a list of file names, e.g. ["my-skus.toml"]')
-    return tuple(base / p for p in extra)
-
-
 def load_user_catalog(paths: Sequence[Path]) -> UserCatalog:
     """Read the user's catalog files and merge them into the packaged catalog."""
     files = []

@@ -15,12 +15,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ranking.catalog_user import parse_catalog_section
 from rigscout.config_plans import SavedPlan, saved_plans
 from rigscout.config_refs import check_references
 from rigscout.errors import ConfigError
 from rigscout.models import Mode, SavedSearch
-from rigscout.report.settings import ReportSettings, parse_report_settings
+from rigscout.report.settings import ReportSettings, report_settings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -244,7 +243,7 @@ def _settings_from(
     source = path.name if path else "configuration"
     model = validate_config(raw, source)
     base = path.parent if path else cwd
-    catalog_extra = parse_catalog_section(_table(raw, "catalog"), base)
+    catalog_extra = tuple(base / name for name in model.catalog.extra or ())
     # Names that must exist: channels, SKUs (the user's own included), profiles.
     check_references(model, source, catalog_extra=catalog_extra)
     url = environ.get("RIGSCOUT_DATABASE_URL") or model.database.url or default_database_url(cwd)
@@ -256,7 +255,7 @@ def _settings_from(
         rank=_rank(model),
         alerts=_alerts(model, environ),
         schedule=_build(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
-        report=parse_report_settings(_table(raw, "report"), base),
+        report=report_settings(model.report, base),
         config_path=path,
         catalog_extra=catalog_extra,
         plans=saved_plans(model.plan, model.alerts.channels or {}),
@@ -275,12 +274,6 @@ def _resolve_sqlite_path(url: str, base: Path) -> str:
     if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
         return prefix + str((base / url[len(prefix) :]).resolve())
     return url
-
-
-def _table(raw: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """A section of the (already validated) raw file, for readers of their own section."""
-    value = raw.get(key, {})
-    return value if isinstance(value, dict) else {}
 
 
 def _searches(sections: list[SearchSection], source: str) -> tuple[SavedSearch, ...]:

@@ -50,6 +50,7 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
         refuse(where, "channel", plan.channels or [], channels, " (see [alerts.channels.*])")
         refuse(where, "profile", [plan.profile] if plan.profile else [], set(profiles))
     refuse("[rank]", "profile", [model.rank.profile] if model.rank.profile else [], set(profiles))
+    refuse("[report]", "profile", model.report.profiles or [], set(profiles))
     names = [s.name or s.query for s in model.search]
     problems += [
         f"{source}: [[search]]: two searches are named {n!r}"

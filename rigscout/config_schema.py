@@ -12,6 +12,7 @@ import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -63,6 +64,12 @@ def _category_id(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
         raise ValueError(f"{_show(value)} is not an eBay category number such as 27386")
     return str(value)
+
+
+def _web_address(value: str) -> str:
+    if urlsplit(value).scheme not in {"http", "https", "file"}:
+        raise ValueError("expected an http(s):// or file:// address")
+    return value
 
 
 def _lower(value: object) -> object:
@@ -259,7 +266,7 @@ class PlanSection(Section):
 
 class ReportSection(Section):
     dir: str | None = None
-    url: str | None = None
+    url: Annotated[str, AfterValidator(_web_address)] | None = None
     top_per_sku: Annotated[int, Field(ge=1)] | None = None
     history_days: Annotated[int, Field(ge=1)] | None = None
     profiles: list[str] | None = None

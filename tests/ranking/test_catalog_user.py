@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from click.testing import CliRunner
 
-from ranking.catalog_user import load_user_catalog, parse_catalog_section, user_normalizer
+from ranking.catalog_user import load_user_catalog, user_normalizer
 from ranking.normalize import normalize_title
 from rigscout.cli import cli
 from rigscout.config import load_settings
@@ -134,10 +134,10 @@ def test_config_names_the_files_relative_to_itself(tmp_path: Path) -> None:
     settings = load_settings(config, {}, cwd=tmp_path / "elsewhere")
     assert settings.catalog_extra == (tmp_path / "my-skus.toml", tmp_path / "more/extra.toml")
     assert load_settings(None, {}, cwd=tmp_path).catalog_extra == ()
-    with pytest.raises(ConfigError, match="extra must be a list"):
-        parse_catalog_section({"extra": "my-skus.toml"}, tmp_path)
-    with pytest.raises(ConfigError, match="unknown setting"):
-        parse_catalog_section({"files": []}, tmp_path)
+    with pytest.raises(ConfigError, match=r"\[catalog\]: unknown key files"):
+        load_settings(write(tmp_path, '[catalog]\nfiles = ["x.toml"]\n', "bad.toml"), {})
+    with pytest.raises(ConfigError, match="catalog file not found"):
+        load_settings(write(tmp_path, '[catalog]\nextra = "gone.toml"\n', "bad.toml"), {})
 
 
 def test_the_cli_uses_the_users_catalog_end_to_end(tmp_path: Path, monkeypatch) -> None:

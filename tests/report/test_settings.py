@@ -47,6 +47,8 @@ def test_a_bad_report_section_is_one_clear_error(tmp_path, body, message):
 
 def test_the_profiles_offered_can_be_narrowed(tmp_path):
     report = settings(tmp_path, '[report]\nprofiles = ["training"]\n').report
+    with pytest.raises(ConfigError, match=r"unknown profile 'trainin' \(did you mean training"):
+        settings(tmp_path, '[report]\nprofiles = ["trainin"]\n')
 
     assert report.profiles == ("training",)
     with pytest.raises(ConfigError, match='profiles = "training": expected a valid list'):
