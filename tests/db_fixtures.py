@@ -38,15 +38,17 @@ def _pg_unreachable() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def pg_database() -> Iterator[str]:
-    """A throw-away database on the real PostgreSQL server, dropped at the end."""
+def throwaway_pg_database(prefix: str) -> Iterator[str]:
+    """Yield the URL of a new, empty database on the real PostgreSQL server; drop it after.
+
+    Where no server is reachable: skipped with the reason, or failed under ``CI=true``.
+    """
     reason = _pg_unreachable()
     if reason:
         if os.environ.get("CI") and not os.environ.get("RIGSCOUT_ALLOW_PG_SKIP"):
             pytest.fail(reason + " (CI must test PostgreSQL)")
         pytest.skip(reason)
-    name = f"rigscout_test_{uuid.uuid4().hex[:10]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
@@ -54,6 +56,12 @@ def pg_database() -> Iterator[str]:
     with admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """A throw-away database on the real PostgreSQL server, dropped at the end."""
+    yield from throwaway_pg_database("rigscout_test")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

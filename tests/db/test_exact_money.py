@@ -8,14 +8,13 @@ every amount to the cent through the migration, and the CSV exports print the sa
 from __future__ import annotations
 
 import io
-import uuid
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
 import pytest
 from alembic import command
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session
 
@@ -27,7 +26,7 @@ from db.types import InexactAmountError, from_units, to_units
 from rigscout.export import ExportFilter, export_listings, export_prices
 from rigscout.models import BuyingFormat, Category, Kind, Listing, Normalized
 from tests.db.test_migrate import schema_differences
-from tests.db_fixtures import PG_ADMIN_URL, _pg_unreachable
+from tests.db_fixtures import throwaway_pg_database
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 P40 = Normalized("NVIDIA Tesla P40 24GB", "nvidia-tesla-p40", Category.GPU, Kind.ITEM)
@@ -229,17 +228,7 @@ def fresh_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'old.db'}"
         return
-    reason = _pg_unreachable()
-    if reason:
-        pytest.skip(reason)
-    name = f"rigscout_money_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    yield from throwaway_pg_database("rigscout_money")
 
 
 OLD_LISTING = (

@@ -3,16 +3,14 @@ say so, point to ``rigscout init``, and leave no file, table or directory behind
 
 from __future__ import annotations
 
-import os
-import uuid
 from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, inspect
 
 from rigscout.cli import cli
-from tests.db_fixtures import PG_ADMIN_URL, _pg_unreachable
+from tests.db_fixtures import throwaway_pg_database
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -34,19 +32,7 @@ READ_ONLY = [
 @pytest.fixture
 def blank_pg() -> Iterator[str]:
     """A PostgreSQL database that exists but that rigscout has never touched."""
-    reason = _pg_unreachable()
-    if reason:
-        if os.environ.get("CI") and not os.environ.get("RIGSCOUT_ALLOW_PG_SKIP"):
-            pytest.fail(reason + " (CI must test PostgreSQL)")
-        pytest.skip(reason)
-    name = f"rigscout_blank_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    yield from throwaway_pg_database("rigscout_blank")
 
 
 def invoke(config: Path, args: list[str]):
