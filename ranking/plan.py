@@ -320,31 +320,21 @@ def _part_order(offer: Offer) -> tuple[Decimal, int]:
 
 
 def _host_part(host: Host) -> PlanPart:
-    offer = host.offer
-    if offer is None:
+    if host.offer is None:
         return PlanPart(role="host", sku=WORKSTATION, name=host.name, units=1, price=ZERO)
-    return PlanPart(
-        role="host",
-        sku=host.sku,
-        name=host.name,
-        units=offer.units,
-        price=offer.price.quantize(CENT),
-        item_id=offer.item_id,
-        url=offer.url,
-        price_basis=offer.price_basis,
-        end_time=offer.end_time,
-        freight_estimated=offer.freight_estimated,
-        included=host.included_units,
-        listing_id=offer.listing_id,
-        marketplace=offer.marketplace,
-    )
+    return _offer_part("host", host.sku, host.name, host.offer, included=host.included_units)
 
 
 def _gpu_part(offer: Offer, gpu: Sku) -> PlanPart:
+    return _offer_part("gpu", gpu.sku, gpu.name, offer)
+
+
+def _offer_part(role: str, sku: str, name: str, offer: Offer, *, included: int = 0) -> PlanPart:
+    """A part bought from one listing, with what the listing says of its price."""
     return PlanPart(
-        role="gpu",
-        sku=gpu.sku,
-        name=gpu.name,
+        role=role,
+        sku=sku,
+        name=name,
         units=offer.units,
         price=offer.price.quantize(CENT),
         item_id=offer.item_id,
@@ -354,4 +344,5 @@ def _gpu_part(offer: Offer, gpu: Sku) -> PlanPart:
         freight_estimated=offer.freight_estimated,
         listing_id=offer.listing_id,
         marketplace=offer.marketplace,
+        included=included,
     )
