@@ -146,86 +146,66 @@ def run_daily(
         stale = STALE_AFTER if plan.lease_key else timedelta(0)
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
-    try:
-        return _run_started(
-            settings,
+    with _interrupted_on_ctrl_c(engine, run_id, now):
+        totals, failures, requests, taken = _collect_all(
             plan,
-            run_id,
-            engine,
-            collector,
-            normalize,
-            skus,
-            notifiers,
-            now,
-            on_step,
-            alert_guard,
+            engine=engine,
+            collector=collector,
+            normalize=normalize,
+            run_id=run_id,
+            now=now,
+            on_step=on_step,
         )
+        with Session(engine) as session, session.begin():
+            ended = save_ended(session, now=now())
+        with Session(engine) as session:
+            ranking = load_ranking(
+                session, skus, settings.rank, now=now(), filters=RankFilters(profile=plan.profile)
+            )
+            deals = ranking.deals
+        dispatch = None
+        if plan.alert and _all_searches_done(plan, engine):
+            on_step("alerts")
+            with alert_guard():
+                dispatch = _alert(settings, plan, engine, deals, notifiers, run_id=run_id, now=now)
+        with Session(engine) as session:
+            finish_run(
+                session,
+                run_id,
+                counts=RunCounts(
+                    searches=taken,
+                    requests=requests,
+                    listings_seen=totals.seen,
+                    listings_new=totals.new_listings,
+                    observations_new=totals.new_observations,
+                    alerts_sent=dispatch.total_sent if dispatch else 0,
+                ),
+                errors=[f.as_json() for f in failures] + _channel_errors(dispatch),
+                now=now(),
+            )
+        return RunReport(
+            run_id=run_id,
+            searches=taken,
+            requests=requests,
+            saved=totals,
+            failures=tuple(failures),
+            deals=tuple(deals),
+            alerts=dispatch,
+            ended=ended,
+        )
+
+
+@contextlib.contextmanager
+def _interrupted_on_ctrl_c(
+    engine: Engine, run_id: int, now: Callable[[], datetime]
+) -> Iterator[None]:
+    """Ctrl-C: what was saved stays (each page is its own transaction); the run says so."""
+    try:
+        yield
     except KeyboardInterrupt:
-        # Ctrl-C: what was saved stays (each page is its own transaction); the run says so.
         with Session(engine) as session:
             save_run_interrupted(session, run_id, now=now())
         raise
-
-
-def _run_started(
-    settings: Settings,
-    plan: RunPlan,
-    run_id: int,
-    engine: Engine,
-    collector: Collector,
-    normalize: Callable[[Listing], Normalized],
-    skus: Mapping[str, Sku],
-    notifiers: Mapping[str, Notifier],
-    now: Callable[[], datetime],
-    on_step: Callable[[str], None],
-    alert_guard: Callable[[], AbstractContextManager[object]],
-) -> RunReport:
-    totals, failures, requests, taken = _collect_all(
-        plan,
-        engine=engine,
-        collector=collector,
-        normalize=normalize,
-        run_id=run_id,
-        now=now,
-        on_step=on_step,
-    )
-    with Session(engine) as session, session.begin():
-        ended = save_ended(session, now=now())
-    with Session(engine) as session:
-        ranking = load_ranking(
-            session, skus, settings.rank, now=now(), filters=RankFilters(profile=plan.profile)
-        )
-        deals = ranking.deals
-    dispatch = None
-    if plan.alert and _all_searches_done(plan, engine):
-        on_step("alerts")
-        with alert_guard():
-            dispatch = _alert(settings, plan, engine, deals, notifiers, run_id=run_id, now=now)
-    with Session(engine) as session:
-        finish_run(
-            session,
-            run_id,
-            counts=RunCounts(
-                searches=taken,
-                requests=requests,
-                listings_seen=totals.seen,
-                listings_new=totals.new_listings,
-                observations_new=totals.new_observations,
-                alerts_sent=dispatch.total_sent if dispatch else 0,
-            ),
-            errors=[f.as_json() for f in failures] + _channel_errors(dispatch),
-            now=now(),
-        )
-    return RunReport(
-        run_id=run_id,
-        searches=taken,
-        requests=requests,
-        saved=totals,
-        failures=tuple(failures),
-        deals=tuple(deals),
-        alerts=dispatch,
-        ended=ended,
-    )
 
 
 def _collect_all(
