@@ -11,7 +11,7 @@ listings and ``observations`` price observations, then times, each as a whole fr
   strategy differs, and the two top-50 lists are compared;
 - ``python -c pass`` and ``rigscout --version``, the floor under both.
 
-Peak memory is each process's maximum RSS (``wait4``).
+Peak memory is each process's maximum RSS (``wait4`` in a small launcher: see ``_LAUNCHER``).
 
     .venv/bin/python -m bench rank
 """
@@ -40,6 +40,8 @@ from rigscout.models import Category
 
 if TYPE_CHECKING:
     from decimal import Decimal
+
+    from rigscout.config import Settings
 
 # The data is generated around the real clock, since `rigscout rank` ranks as of now.
 NOW = datetime.now(UTC)
@@ -107,23 +109,38 @@ def run(
     }
 
 
+# Each command is started by this small launcher rather than straight from the benchmark: a
+# child forked from a process holding the generated data counts the parent's pages in its peak
+# RSS (ru_maxrss keeps the high-water mark from before exec). The launcher times the child and
+# reports its own peak.
+_LAUNCHER = """
+import os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(f"{time.perf_counter() - started} {usage.ru_maxrss}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _time(argv: list[str], env: dict[str, str], repeat: int) -> dict[str, Any]:
     """Wall time (min and median of ``repeat``), peak RSS and stdout of a fresh process."""
     times, peak, stdout = [], 0.0, ""
-    for _ in range(repeat):
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            started = time.perf_counter()
-            proc = subprocess.Popen(argv, env=env, stdout=out, stderr=err)
-            _, status, usage = os.wait4(proc.pid, 0)
-            times.append(time.perf_counter() - started)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            out.seek(0)
-            err.seek(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "usage"
+        for _ in range(repeat):
+            launched = [sys.executable, "-c", _LAUNCHER, str(report), *argv]
+            proc = subprocess.run(launched, env=env, capture_output=True, check=False)
             if proc.returncode:
-                tail = err.read().decode(errors="replace")[-800:]
+                tail = proc.stderr.decode(errors="replace")[-800:]
                 raise RuntimeError(f"{' '.join(argv)} failed: {tail}")
-            stdout = out.read().decode()
-        peak = max(peak, usage.ru_maxrss / 1024)
+            wall, max_kb = report.read_text().split()
+            times.append(float(wall))
+            peak = max(peak, int(max_kb) / 1024)
+            stdout = proc.stdout.decode()
     return {
         "min_s": round(min(times), 3),
         "median_s": round(statistics.median(times), 3),
@@ -282,14 +299,21 @@ def _sales(
 
 def rank_with_pandas(config: Path, now: datetime) -> list[int]:
     """The same ranking with every table read into DataFrames (the baseline to beat)."""
+    from rigscout.bulk import collector_paused
+    from rigscout.config import load_settings
+
+    settings = load_settings(config, {})
+    with collector_paused():  # the same pause as `rigscout rank`: only the loading differs
+        return _rank_with_pandas(settings, now)
+
+
+def _rank_with_pandas(settings: Settings, now: datetime) -> list[int]:
     import pandas as pd
 
     from ranking.rank import RankFilters, rank_rows
     from ranking.rows import ActiveRow, SoldRow
-    from rigscout.config import load_settings
     from rigscout.models import Included
 
-    settings = load_settings(config, {})
     engine = create_engine(settings.database_url)
     with engine.connect() as conn:
         listings = pd.read_sql("SELECT * FROM listings", conn)

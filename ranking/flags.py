@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -185,11 +185,18 @@ def flag_listing(
 
 
 def _abroad(row: ActiveRow, signals: Signals) -> bool:
-    location = (row.location or "").strip()
     home = signals.home.get(row.marketplace)
-    if not location or not home:
+    if not row.location or not home:
         return False
-    if row.marketplace == "EBAY_US" and _US_STATE.search(location):
+    return _abroad_from(row.marketplace, row.location, home)
+
+
+@lru_cache(maxsize=4096)  # a day's listings ship from a few hundred distinct places
+def _abroad_from(marketplace: str, location: str, home: tuple[str, ...]) -> bool:
+    location = location.strip()
+    if not location:
+        return False
+    if marketplace == "EBAY_US" and _US_STATE.search(location):
         return False
     lowered = location.casefold()
     return not any(name in lowered for name in home)

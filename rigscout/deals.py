@@ -10,6 +10,7 @@ from db.auction_rows import load_watched_auctions
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from ranking.auction_watch import HISTORY_DAYS, fit_watched_model, sales_window_days
 from ranking.rank import RankFilters, Ranking, eligible_skus, price_rows, rank_priced
+from rigscout.bulk import collector_paused
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -52,23 +53,24 @@ def load_rankings(
 
     ``sales``: recent sales the caller has loaded already, over at least ``window_days``.
     """
-    watched = load_watched_auctions(session, since=now - timedelta(days=HISTORY_DAYS))
-    if sales is None:
-        # One load serves both: the ranker keeps its window, the model reaches back to its
-        # sightings.
-        days = sales_window_days(watched, now=now, window_days=settings.window_days)
-        sales = load_sold_rows(session, now=now, window_days=days)
-    model = fit_watched_model(watched, sales, settings)
-    active = load_active_rows(session)
-    unmatched = load_unmatched_count(session)
-    eligible = eligible_skus(skus, settings, filters)
-    priced = price_rows(
-        active, sales, skus, settings, now=now, predict=model.predict, only=eligible
-    )
-    rankings = []
-    for wanted in filters:
-        ranking = rank_priced(priced, skus, settings, now=now, filters=wanted)
-        if unmatched:
-            ranking = replace(ranking, skipped={**ranking.skipped, "unmatched": unmatched})
-        rankings.append(ranking)
-    return tuple(rankings)
+    with collector_paused():
+        watched = load_watched_auctions(session, since=now - timedelta(days=HISTORY_DAYS))
+        if sales is None:
+            # One load serves both: the ranker keeps its window, the model reaches back to its
+            # sightings.
+            days = sales_window_days(watched, now=now, window_days=settings.window_days)
+            sales = load_sold_rows(session, now=now, window_days=days)
+        model = fit_watched_model(watched, sales, settings)
+        active = load_active_rows(session)
+        unmatched = load_unmatched_count(session)
+        eligible = eligible_skus(skus, settings, filters)
+        priced = price_rows(
+            active, sales, skus, settings, now=now, predict=model.predict, only=eligible
+        )
+        rankings = []
+        for wanted in filters:
+            ranking = rank_priced(priced, skus, settings, now=now, filters=wanted)
+            if unmatched:
+                ranking = replace(ranking, skipped={**ranking.skipped, "unmatched": unmatched})
+            rankings.append(ranking)
+        return tuple(rankings)

@@ -16,6 +16,7 @@ from ranking.catalog import load_catalog
 from ranking.plan import Offer, plan_rigs
 from ranking.plan_rules import load_plan_rules
 from ranking.rank import RankFilters
+from rigscout.bulk import collector_paused
 from rigscout.deals import load_ranking
 from rigscout.models import Category, Included
 
@@ -44,10 +45,11 @@ def load_plans(
 ) -> list[Plan]:
     """The best rigs for ``target`` from the stored active listings, best first."""
     skus = skus if skus is not None else {s.sku: s for s in load_catalog()}
-    offers = load_offers(session, settings, target.profile, now, skus=skus)
-    return plan_rigs(
-        offers, skus, load_plan_rules(), target, currency=settings.rank.currency, now=now
-    )
+    with collector_paused():
+        offers = load_offers(session, settings, target.profile, now, skus=skus)
+        return plan_rigs(
+            offers, skus, load_plan_rules(), target, currency=settings.rank.currency, now=now
+        )
 
 
 def load_offers(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
+from rigscout.bulk import collector_paused
 from rigscout.errors import ConfigError
 from rigscout.report.load import history_start, load_asking_days, load_report_data
 from rigscout.report.page import render_report
@@ -46,29 +47,30 @@ def write_report(
     ``plans`` None: each ``[[plan]]`` target's best rig from the store (``rigs.py``).
     The page is written to a temporary file and renamed, so a reader never sees half a page.
     """
-    since = history_start(now, settings.report)
-    # The price-history scan is SQL (it runs outside the GIL) and the rankings are Python:
-    # on two cores they overlap, which saves about a quarter of the build on 1M observations.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        asking = pool.submit(_load_asking, engine, settings, since)
-        with Session(engine) as session:
-            data = load_report_data(
-                session,
-                skus,
-                settings.rank,
-                settings.report,
-                now=now,
-                asking=asking.result,
-                plan_profiles=_plan_profiles(settings) if plans is None else (),
-            )
-            if plans is None:
-                plans = load_report_rigs(session, settings, skus, data.plan_deals, now=now)
-    html = render_report(
-        data,
-        plans=plans,
-        top_per_sku=settings.report.top_per_sku,
-        min_sales=settings.rank.min_sales,
-    )
+    with collector_paused():
+        since = history_start(now, settings.report)
+        # The price-history scan is SQL (it runs outside the GIL) and the rankings are Python:
+        # on two cores they overlap, which saves about a quarter of the build on 1M observations.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            asking = pool.submit(_load_asking, engine, settings, since)
+            with Session(engine) as session:
+                data = load_report_data(
+                    session,
+                    skus,
+                    settings.rank,
+                    settings.report,
+                    now=now,
+                    asking=asking.result,
+                    plan_profiles=_plan_profiles(settings) if plans is None else (),
+                )
+                if plans is None:
+                    plans = load_report_rigs(session, settings, skus, data.plan_deals, now=now)
+        html = render_report(
+            data,
+            plans=plans,
+            top_per_sku=settings.report.top_per_sku,
+            min_sales=settings.rank.min_sales,
+        )
     return save_page(out_dir, html)
 
 
