@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block (nested blocks are fine)."""
+    """Pause the cyclic garbage collector for the block.
+
+    Blocks may nest or run in two threads at once (the daemon's jobs): the collector runs
+    again once the first of them to start has ended. One the caller had turned off stays off.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:

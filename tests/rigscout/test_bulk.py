@@ -34,6 +34,16 @@ def test_a_nested_block_does_not_resume_the_collector_early() -> None:
     assert gc.isenabled()
 
 
+def test_overlapping_blocks_of_two_jobs_end_with_the_collector_running() -> None:
+    first, second = collector_paused(), collector_paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first job ends while the second still builds
+    assert gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
+
+
 def test_a_collector_the_caller_turned_off_stays_off() -> None:
     gc.disable()
     try:
