@@ -154,7 +154,7 @@ def _evidence_note(m: Market) -> str:
         return f"{_plural(m.count, 'asking price')}, too few sales: weak evidence"
     notes = [f"{_plural(m.count, 'sale')} in {m.window_days} days"]
     if m.upper_bound_count:
-        notes.append(f"{m.upper_bound_count} best-offer upper bounds")
+        notes.append(_plural(m.upper_bound_count, "best-offer upper bound"))
     if m.presumed_count:
         notes.append(f"{m.presumed_count} presumed")
     notes.append(f"spread ±{round(m.spread * 50)}%")

@@ -26,8 +26,6 @@ def plan_warnings(
     host = rig.host
     warnings = [*_host_warnings(rig, rules)]
     offers = ([host.offer] if host.offer else []) + list(bought)
-    if rig.gpu.needs_host:
-        warnings += [_heatsinks(o, rules) for o in offers if _says_no_heatsink(o, rules)]
     for offer in offers:
         if offer.price_basis == "predicted":
             warnings.append(_auction(offer, now))
@@ -70,15 +68,6 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
             f"{rules.system_reserve_w} W for the rest of the system"
         )
     return warnings
-
-
-def _says_no_heatsink(offer: Offer, rules: PlanRules) -> bool:
-    title = offer.title.lower()
-    return any(phrase in title for phrase in rules.no_heatsink)
-
-
-def _heatsinks(offer: Offer, rules: PlanRules) -> str:
-    return f"SXM heatsinks not included: item {offer.item_id} says so; budget a heatsink per module"
 
 
 def _auction(offer: Offer, now: datetime | None) -> str:

@@ -1,7 +1,7 @@
 """What the rig planner knows beyond the catalog: card widths, PSU watts and its own rules.
 
 Per-SKU fit facts live in ``ranking/catalog/fit/fit.csv`` (a source for every figure); the
-workstation defaults, the power reserve, the ordering and the no-heatsink wording in
+workstation defaults, the power reserve and the ordering in
 ``ranking/plan.toml``. A fit row whose SKU the catalog does not (yet) carry is kept and unused.
 """
 
@@ -62,7 +62,6 @@ class PlanRules:
     system_reserve_w: int
     power_limit: float
     topology_weighted: frozenset[str]
-    no_heatsink: tuple[str, ...]
 
     def fit(self, sku: str) -> Fit:
         return self.fits.get(sku) or Fit(sku)
@@ -153,7 +152,6 @@ def parse_plan_rules(raw: Mapping[str, Any], fits: Mapping[str, Fit]) -> PlanRul
             system_reserve_w=int(power["system_reserve_w"]),
             power_limit=limit,
             topology_weighted=frozenset(raw.get("order", {}).get("topology_weighted", [])),
-            no_heatsink=tuple(str(w).lower() for w in raw.get("words", {}).get("no_heatsink", [])),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"planner rules: missing or bad value {exc}") from exc

@@ -91,6 +91,7 @@ def test_each_fact_changes_the_sentence(changes, expected_part):
         (replace(SOLD, upper_bound_count=5, presumed_count=2),
          "(48 sales in 30 days, 5 best-offer upper bounds, 2 presumed, spread ±9%: "
          "strong evidence)"),
+        (replace(SOLD, upper_bound_count=1), "(48 sales in 30 days, 1 best-offer upper bound, "),
         (replace(SOLD, outliers=3), "spread ±9%, 3 outliers left out: strong evidence)"),
         (replace(SOLD, outliers=1), "spread ±9%, 1 outlier left out: strong evidence)"),
         (replace(SOLD, window_days=14),

@@ -40,6 +40,10 @@ def codes(title: str, **row: object) -> list[str]:
         ("Dell C4140 server BIOS locked", "locked"),
         ("Supermicro 4028GR-TRT2 Barebone Freight Only Pickup OK Dallas TX", "freight_only"),
         ("Gigabyte T181-G20 node LOCAL PICKUP ONLY", "pickup_only"),
+        ("7TGM9 Nvidia Tesla P100 SXM2 16GB GPU Accelerator Card W/O Heatsink", "no_heatsink"),
+        ("Gigabyte T181-G20 GPU Server 2x Xeon Silver 4114 64GB No Heatsinks", "no_heatsink"),
+        ("Tesla V100 SXM2 32GB module without heat sink", "no_heatsink"),
+        ("Tesla V100 SXM2 16GB (heatsink not included)", "no_heatsink"),
     ],
 )
 def test_title_wording_raises_its_signal(title, code):
@@ -53,6 +57,8 @@ def test_title_wording_raises_its_signal(title, code):
         "Supermicro 4028GR-TRT2 8x GPU Server 2x E5-2680 v4",
         "NVIDIA RTX 3090 Founders Edition - Ready to ship",  # "ready" is not "read"
         "Tesla P40 24GB unlocked vGPU",  # "unlocked" is not "locked"
+        "Tesla V100 SXM2 16GB with heatsink",
+        "Gigabyte T181-G20 OCP Server Node includes 4x SXM2 heatsinks",
     ],
 )
 def test_plain_titles_raise_nothing(title):

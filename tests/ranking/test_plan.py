@@ -169,12 +169,13 @@ def test_training_never_plans_fp32_only_cards_and_fp16_targets_are_met():
     assert plans_for(offers, vram_gb=48)[0].cards == 2
 
 
-def test_sxm_heatsinks_missing_from_a_listing_are_a_warning():
-    modules = [offer(V100_SXM2, "100", title="V100 SXM2 16GB W/O Heatsink") for _ in range(4)]
-    (plan,) = plans_for(
-        [offer(T181, "700", title="T181-G20 No GPUs No Heatsinks"), *modules], vram_gb=64
-    )
-    heatsinks = [w for w in plan.warnings if w.startswith("SXM heatsinks not included")]
+def test_each_listing_s_warning_flags_are_the_plan_s_warnings_under_its_item():
+    no_heatsink = ("sold without heatsinks: budget them",)  # the ranker's flag (flags.toml)
+    modules = [offer(V100_SXM2, "100", notes=no_heatsink) for _ in range(4)]
+    host = offer(T181, "700", notes=no_heatsink)
+    (plan,) = plans_for([host, *modules], vram_gb=64)
+    heatsinks = [w for w in plan.warnings if w.endswith(": sold without heatsinks: budget them")]
+    assert heatsinks[0] == f"item {host.item_id}: sold without heatsinks: budget them"
     assert len(heatsinks) == 5
 
 

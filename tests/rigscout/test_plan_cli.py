@@ -74,6 +74,11 @@ def test_plan_on_the_demo_gives_complete_rigs_a_guide_reader_would_build(engine,
         assert p["explanation"]
     t181 = [p for p in plans if p["host"]["sku"] == "gigabyte-t181-g20"]
     assert t181 and any(w.startswith("power shelf needed") for w in t181[0]["warnings"])
+    # A module whose title says "W/O Heatsink" carries the ranker's flag into every rig buying it.
+    no_heatsink = [p for p in plans if any("216836094675" in g["item_ids"] for g in p["gpus"])]
+    assert no_heatsink
+    for p in no_heatsink:
+        assert "item 216836094675: sold without heatsinks: budget them" in p["warnings"]
 
     text = invoke(config, "plan", "--vram", "64", "--limit", "2")
     assert text.output.startswith("1. ") and text.output.count("Why: ") == 2
