@@ -30,12 +30,14 @@ def fetch_within(
     url: str,
     *,
     seconds: float,
+    auth: httpx.Auth | None = None,
     **kwargs: object,
 ) -> httpx.Response:
     """Send one request and read its whole body within ``seconds``; DeadlineExceeded if not.
 
-    ``kwargs`` go to ``client.build_request`` (``headers``, ``params``, ``json``, ``data``…).
-    Redirects are followed, each hop inside the same deadline.
+    ``kwargs`` go to ``client.build_request`` (``headers``, ``params``, ``json``, ``data``…);
+    ``auth`` (an OAuth client's Basic credentials, say) to ``client.send``. Redirects are
+    followed, each hop inside the same deadline.
     """
     deadline = time.monotonic() + max(0.0, seconds)
     request = client.build_request(
@@ -44,7 +46,10 @@ def fetch_within(
         timeout=httpx.Timeout(max(0.001, seconds)),
         **kwargs,  # type: ignore[arg-type]
     )
-    response = client.send(request, stream=True, follow_redirects=True)
+    if auth is None:
+        response = client.send(request, stream=True, follow_redirects=True)
+    else:
+        response = client.send(request, stream=True, follow_redirects=True, auth=auth)
     if response.is_stream_consumed:  # an in-memory transport answered with a read response
         return response
     try:

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from rigscout.deadline import fetch_within
+from rigscout.deadline import DeadlineExceeded, fetch_within
 from rigscout.errors import BudgetError, FetchError, ParseError, RateLimitedError
 from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.browse_parse import parse_item_summaries
@@ -38,7 +38,7 @@ PAGE_LIMIT = 200
 RESULT_CAP = 10_000  # eBay pages through at most this many results of one search
 TOKEN_MARGIN = timedelta(minutes=5)  # tokens are reused from the database: minting is capped
 PACIFIC = ZoneInfo("America/Los_Angeles")
-CALL_DEADLINE = 60.0  # seconds for one whole search call, connect to last byte
+CALL_DEADLINE = 60.0  # seconds for one whole call (token or search), connect to last byte
 MAX_BANDS = 64
 OPEN_CEILING = Decimal(100_000)  # where an open-ended price range is first cut
 CENT = Decimal("0.01")
@@ -105,9 +105,14 @@ class BrowseClient:
         now: Callable[[], datetime],
         sleep: Callable[[float], None] = time.sleep,
         policies: tuple[RetryPolicy, RetryPolicy] | None = None,
+        call_deadline: float = CALL_DEADLINE,
     ) -> None:
-        """``policies``: the (search, token) retry policies; by default ``rigscout.retry``'s."""
+        """``policies``: the (search, token) retry policies; by default ``rigscout.retry``'s.
+
+        ``call_deadline``: seconds for one whole call, token or search, connect to last byte.
+        """
         self._client = client
+        self._deadline = call_deadline
         self._policy, self._token_policy = policies or (policy_for("browse"), policy_for("token"))
         self._api = api
         self._state = state
@@ -209,7 +214,7 @@ class BrowseClient:
         def send(token: str) -> Callable[[], httpx.Response]:
             auth = {"Authorization": f"Bearer {token}", **headers}
             return lambda: fetch_within(
-                self._client, "GET", url, seconds=CALL_DEADLINE, params=params, headers=auth
+                self._client, "GET", url, seconds=self._deadline, params=params, headers=auth
             )
 
         response = self._send(send(self._token(search, force=False)), url, search, self._policy)
@@ -237,7 +242,12 @@ class BrowseClient:
         auth = httpx.BasicAuth(self._api.client_id or "", self._api.client_secret or "")
         data = {"grant_type": "client_credentials", "scope": SCOPE}
         response = self._send(
-            lambda: self._client.post(url, data=data, auth=auth), url, search, self._token_policy
+            lambda: fetch_within(
+                self._client, "POST", url, seconds=self._deadline, data=data, auth=auth
+            ),
+            url,
+            search,
+            self._token_policy,
         )
         if response.status_code != 200:
             message = "eBay refused the OAuth token request (check the client id and secret): "
@@ -277,6 +287,8 @@ class BrowseClient:
             self._spend(search)
             try:
                 response = request()
+            except DeadlineExceeded as exc:
+                raise Transient(str(exc)) from exc
             except httpx.TransportError as exc:
                 raise Transient(f"network error: {type(exc).__name__}") from exc
             if _retryable(response):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -20,7 +21,14 @@ from db.state import SessionStateStore
 from rigscout.config import ApiSettings
 from rigscout.errors import BudgetError, FetchError, RateLimitedError
 from rigscout.models import SavedSearch
-from scraper.browse import RESULT_CAP, BrowseClient, PriceBand, search_params, split_band
+from scraper.browse import (
+    CALL_DEADLINE,
+    RESULT_CAP,
+    BrowseClient,
+    PriceBand,
+    search_params,
+    split_band,
+)
 from tests.conftest import SAMPLES, load_sample
 from tests.support.fake_browse import FakeBrowse
 
@@ -66,7 +74,13 @@ def make_client(engine, clock, sleeps):
     sessions: list[Session] = []
     http = httpx.Client(timeout=5)
 
-    def build(fake: FakeBrowse, *, budget: int = 5000, secret: str | None = None) -> BrowseClient:
+    def build(
+        fake: FakeBrowse,
+        *,
+        budget: int = 5000,
+        secret: str | None = None,
+        deadline: float = CALL_DEADLINE,
+    ) -> BrowseClient:
         session = Session(engine)
         sessions.append(session)
         api = ApiSettings(
@@ -75,7 +89,14 @@ def make_client(engine, clock, sleeps):
             base_url=fake.base_url,
             daily_budget=budget,
         )
-        return BrowseClient(http, api, SessionStateStore(session), now=clock, sleep=sleeps.append)
+        return BrowseClient(
+            http,
+            api,
+            SessionStateStore(session),
+            now=clock,
+            sleep=sleeps.append,
+            call_deadline=deadline,
+        )
 
     yield build
     for session in sessions:
@@ -290,6 +311,32 @@ def test_auctions_are_asked_for_explicitly(make_client, buying, options, has_auc
     ids = {x.item_id for x in result.listings}
     assert (AUCTION_ID in ids) == has_auction
     assert (len(ids) > 1) == has_fixed
+
+
+def test_a_token_answer_trickling_in_is_cut_at_the_call_deadline_and_minted_again(make_client):
+    """The token request has the same whole-call deadline as a search call."""
+    with FakeBrowse(_sample_items(V100)) as fake:
+        fake.trickle_token_next(seconds_per_byte=0.2)  # ~25 s for the whole answer
+        client = make_client(fake, deadline=1.0)
+        started = time.monotonic()
+        result = client.fetch_item_summaries(_search(), max_pages=1)
+        elapsed = time.monotonic() - started
+    assert result.listings
+    assert len(fake.token_calls) == 2
+    assert 1.0 <= elapsed < 3.0
+
+
+def test_a_token_endpoint_that_never_finishes_fails_clearly_within_its_tries(make_client):
+    with FakeBrowse(_sample_items(V100)) as fake:
+        fake.trickle_token_next(seconds_per_byte=0.2, times=10)
+        client = make_client(fake, deadline=0.5)
+        started = time.monotonic()
+        with pytest.raises(FetchError, match="no complete answer within the request deadline"):
+            client.fetch_item_summaries(_search(), max_pages=1)
+        elapsed = time.monotonic() - started
+    assert len(fake.token_calls) == 3  # the token policy's three tries, each cut at 0.5 s
+    assert elapsed < 3.0
+    assert fake.search_calls == []
 
 
 def test_wrong_credentials_fail_clearly_without_showing_the_secret(make_client, caplog):

@@ -5,7 +5,8 @@ credentials) and answers ``/buy/browse/v1/item_summary/search`` from real itemSu
 wrapped in eBay's envelope (``total``, ``next``, ``offset``, ``limit``). Like eBay it returns
 only Buy It Now listings unless ``buyingOptions`` asks for auctions, and it filters by the
 ``price:[lo..hi]`` band. It can revoke its tokens (the next call gets 401), answer 429 or 500,
-and claim a larger ``total`` than it holds, so a search looks bigger than eBay's 10,000 cap.
+send its token answer one byte at a time (``trickle_token_next``), and claim a larger ``total``
+than it holds, so a search looks bigger than eBay's 10,000 cap.
 
     with FakeBrowse(items, client_id="id", client_secret="secret") as api:
         api.fail_next(429, retry_after="1")
@@ -18,6 +19,7 @@ import base64
 import json
 import re
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from decimal import Decimal
@@ -76,6 +78,7 @@ class FakeBrowse:
         self._tokens: set[str] = set()
         self._minted = 0
         self._faults: deque[tuple[int, str | None]] = deque()
+        self._token_trickles: deque[float] = deque()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -97,6 +100,18 @@ class FakeBrowse:
         """The next ``times`` search requests answer ``status``."""
         with self._lock:
             self._faults.extend([(status, retry_after)] * times)
+
+    def trickle_token_next(self, seconds_per_byte: float, *, times: int = 1) -> None:
+        """The next ``times`` token answers come one byte every ``seconds_per_byte``."""
+        with self._lock:
+            self._token_trickles.extend([seconds_per_byte] * times)
+
+    def token_trickle(self, path: str) -> float | None:
+        """Seconds per byte for this answer, when it is a token answer to trickle."""
+        with self._lock:
+            if path == TOKEN_PATH and self._token_trickles:
+                return self._token_trickles.popleft()
+        return None
 
     def revoke_tokens(self) -> None:
         """Every token minted so far stops working (eBay answers 401 to them)."""
@@ -224,12 +239,21 @@ def _handler(fake: FakeBrowse) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             form = dict(parse_qsl(self.rfile.read(length).decode()))
-            self._reply(*fake.answer("POST", urlsplit(self.path).path, form, self._headers()))
+            path = urlsplit(self.path).path
+            trickle = fake.token_trickle(path)
+            self._reply(*fake.answer("POST", path, form, self._headers()), trickle=trickle)
 
         def _headers(self) -> dict[str, str]:
             return {k.lower(): v for k, v in self.headers.items()}
 
-        def _reply(self, status: int, extra: dict[str, str], body: dict[str, Any]) -> None:
+        def _reply(
+            self,
+            status: int,
+            extra: dict[str, str],
+            body: dict[str, Any],
+            *,
+            trickle: float | None = None,
+        ) -> None:
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -237,7 +261,16 @@ def _handler(fake: FakeBrowse) -> type[BaseHTTPRequestHandler]:
             for name, value in extra.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if trickle is None:
+                self.wfile.write(data)
+                return
+            try:
+                for byte in data:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(trickle)
+            except OSError:  # the client gave up at its deadline
+                return
 
         def log_message(self, format: str, *args: Any) -> None:
             return
