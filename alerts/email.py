@@ -17,6 +17,7 @@ from email.utils import make_msgid, parseaddr
 from typing import TYPE_CHECKING
 
 from alerts.render_email import render_email_digest, render_plain, render_subject
+from rigscout.deadline import Watchdog
 from rigscout.errors import AlertError
 from rigscout.retry import RetryPolicy, Transient, call_with_retries, policy_for
 
@@ -31,13 +32,20 @@ SECURITY_MODES = ("starttls", "ssl", "none")
 MODES = ("digest", "immediate")
 
 
-def open_smtp(channel: SmtpChannel, context: ssl.SSLContext) -> smtplib.SMTP:
-    """Connect to the channel's server (implicit TLS when ``security = "ssl"``)."""
-    if channel.security == "ssl":
-        return smtplib.SMTP_SSL(
-            channel.host, channel.port, timeout=channel.timeout, context=context
-        )
-    return smtplib.SMTP(channel.host, channel.port, timeout=channel.timeout)
+def new_smtp(channel: SmtpChannel, context: ssl.SSLContext) -> smtplib.SMTP:
+    """A client for the channel's server, not yet connected (implicit TLS for ``ssl``).
+
+    The session connects it later, under its watchdog, so that the greeting has a deadline too.
+    """
+    smtp = (
+        smtplib.SMTP_SSL(timeout=channel.timeout, context=context)
+        if channel.security == "ssl"
+        else smtplib.SMTP(timeout=channel.timeout)
+    )
+    # The name TLS checks the server's certificate against: smtplib records it only when its
+    # constructor connects, and ``connect`` does not.
+    smtp._host = channel.host  # type: ignore[attr-defined]
+    return smtp
 
 
 class EmailNotifier:
@@ -47,7 +55,7 @@ class EmailNotifier:
         self,
         channel: SmtpChannel,
         *,
-        smtp_factory: Callable[[SmtpChannel, ssl.SSLContext], smtplib.SMTP] = open_smtp,
+        smtp_factory: Callable[[SmtpChannel, ssl.SSLContext], smtplib.SMTP] = new_smtp,
         ssl_context: ssl.SSLContext | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         sleep: Callable[[float], None] = time.sleep,
@@ -131,25 +139,40 @@ class EmailNotifier:
             ) from exc
 
     def _session(self, waiting: list[EmailMessage]) -> None:
-        """One SMTP session sending ``waiting`` in order; each accepted message leaves the list."""
+        """One SMTP session sending ``waiting`` in order; each accepted message leaves the list.
+
+        Each step (connect and greeting, TLS and login, each message, goodbye) must end within
+        the channel's ``timeout``: a server answering a byte at a time is cut off there.
+        """
         channel = self._channel
         context = self._context or ssl.create_default_context()
+        smtp = self._factory(channel, context)
         try:
-            with self._factory(channel, context) as smtp:
-                if channel.security == "starttls":
-                    smtp.starttls(context=context)
-                if channel.username:
-                    smtp.login(channel.username, channel.password or "")
-                while waiting:
-                    smtp.send_message(
-                        waiting[0], from_addr=channel.sender, to_addrs=list(channel.recipients)
-                    )
-                    waiting.pop(0)
-        except (smtplib.SMTPServerDisconnected, TimeoutError) as exc:
-            raise Transient(type(exc).__name__) from exc
+            with Watchdog(lambda: smtp.sock) as watchdog:
+                watchdog.arm(channel.timeout)
+                with smtp:
+                    smtp.connect(channel.host, channel.port)
+                    if channel.security == "starttls":
+                        smtp.starttls(context=context)
+                    if channel.username:
+                        smtp.login(channel.username, channel.password or "")
+                    while waiting:
+                        watchdog.arm(channel.timeout)
+                        smtp.send_message(
+                            waiting[0], from_addr=channel.sender, to_addrs=list(channel.recipients)
+                        )
+                        waiting.pop(0)
+                    watchdog.arm(channel.timeout)
         except smtplib.SMTPResponseException as exc:
             if 400 <= exc.smtp_code < 500:
                 raise Transient(f"SMTP {exc.smtp_code}") from exc
+            raise
+        except OSError as exc:  # smtplib's own errors are OSErrors too
+            if watchdog.fired:
+                reason = f"no answer within the {channel.timeout:g} s timeout"
+                raise Transient(reason) from TimeoutError(reason)
+            if isinstance(exc, smtplib.SMTPServerDisconnected | TimeoutError):
+                raise Transient(type(exc).__name__) from exc
             raise
 
 

@@ -1,9 +1,11 @@
-"""One HTTP exchange bounded in wall time, from connect to the body's last byte.
+"""One HTTP exchange (or one SMTP step) bounded in wall time, from connect to the last byte.
 
 httpx's timeouts bound each socket operation, not the request: a server that sends its body
 one byte a second never trips a 20 s read timeout and can hold a request for hours.
 ``fetch_within`` streams the body, checks the clock between chunks and, should one read still
 block past the deadline, shuts the socket down from a timer so the read returns at once.
+``Watchdog`` is that timer; the email notifier arms it for each step of an SMTP session, whose
+timeouts are per socket operation too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 
 class DeadlineExceeded(httpx.TimeoutException):
@@ -83,20 +85,51 @@ def _read_body(response: httpx.Response, deadline: float, request: httpx.Request
     return b"".join(chunks)
 
 
+class Watchdog:
+    """Shuts a connection's socket down when the step in progress overruns its time.
+
+    ``arm(seconds)`` before each step (re-arming restarts the clock); a read or write still
+    blocked when the time is up returns at once with an error, and ``fired`` says why. The
+    socket is looked up when the time is up, so a socket replaced midway (STARTTLS) is the
+    one shut down.
+    """
+
+    def __init__(self, socket_of: Callable[[], socket.socket | None]) -> None:
+        self._socket_of = socket_of
+        self._timer: threading.Timer | None = None
+        self.fired = False
+
+    def arm(self, seconds: float) -> None:
+        self.disarm()
+        self._timer = threading.Timer(max(0.0, seconds), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def __enter__(self) -> Watchdog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disarm()
+
+    def _fire(self) -> None:
+        sock = self._socket_of()
+        if sock is not None:  # None: not connected yet, or an in-memory transport
+            self.fired = True
+            _shutdown(sock)
+
+
 @contextlib.contextmanager
 def _watchdog(response: httpx.Response, seconds: float) -> Iterator[None]:
     """Shut the response's socket down after ``seconds``, ending a read that still blocks."""
     sock = _socket_of(response)
-    if sock is None:  # an in-memory transport: nothing can block
+    with Watchdog(lambda: sock) as watchdog:
+        watchdog.arm(seconds)
         yield
-        return
-    timer = threading.Timer(max(0.0, seconds), _shutdown, args=(sock,))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 def _socket_of(response: httpx.Response) -> socket.socket | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ssl
+import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from tests.support.smtp_server import (
     running_smtp_server,
     self_signed_certificate,
     server_tls_context,
+    trickling_smtp_server,
 )
 
 if TYPE_CHECKING:
@@ -257,4 +259,18 @@ def test_a_server_busy_every_time_fails_after_the_policy_s_attempts():
         with pytest.raises(AlertError, match="failed after 3 attempts: 451") as caught:
             notifier.send([make_deal()])
     assert caught.value.channel == "mail"
+    assert waits == [2.0, 4.0]
+
+
+def test_a_server_greeting_a_byte_at_a_time_is_cut_at_the_timeout_and_retried():
+    """Each byte comes well within the timeout, so only a whole-step deadline can end it."""
+    waits: list[float] = []
+    with trickling_smtp_server(seconds_per_byte=0.2) as server:
+        notifier = EmailNotifier(_channel(server.port, timeout=1.0), sleep=waits.append)
+        started = time.monotonic()
+        with pytest.raises(AlertError, match=r"failed after 3 attempts: .*within the 1 s timeout"):
+            notifier.send([make_deal()])
+        elapsed = time.monotonic() - started
+    assert server.connections == 3
+    assert 3.0 <= elapsed < 5.0  # three tries of 1 s, not three greetings of 10 s
     assert waits == [2.0, 4.0]

@@ -2,7 +2,8 @@
 
 ``running_smtp_server()`` starts one in a thread; ``refuse=True`` makes it reject every
 message with a 554; ``busy={2, 3}`` answers the 2nd and 3rd message (counting every DATA
-command) "451 try again later"; ``closed_port()`` gives a port where nothing listens (a server that is down).
+command) "451 try again later"; ``closed_port()`` gives a port where nothing listens (a server that is down);
+``trickling_smtp_server()`` greets one byte at a time, never idle long enough for a read timeout.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import email.policy
 import socket
 import ssl
 import subprocess
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -110,6 +113,50 @@ def running_smtp_server(
         yield server
     finally:
         controller.stop()
+
+
+@dataclass
+class TricklingServer:
+    port: int
+    connections: int = 0
+
+
+@contextmanager
+def trickling_smtp_server(seconds_per_byte: float) -> Iterator[TricklingServer]:
+    """A plain TCP server on 127.0.0.1 whose SMTP greeting comes one byte at a time."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = TricklingServer(int(listener.getsockname()[1]))
+    stop = threading.Event()
+
+    def greet(conn: socket.socket) -> None:
+        with conn:
+            for byte in b"220 slow.example ESMTP a very slow greeting indeed\r\n":
+                if stop.is_set():
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:  # the client gave up
+                    return
+                time.sleep(seconds_per_byte)
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            server.connections += 1
+            threading.Thread(target=greet, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        listener.close()
 
 
 def _authenticator(server: SmtpServer, credentials: tuple[str, str]) -> Any:
