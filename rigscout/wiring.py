@@ -95,7 +95,11 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
         timeout=cs.timeout, headers={"User-Agent": cs.user_agent}, follow_redirects=True
     ) as client:
         # On PostgreSQL every process (workers, cron, the daemon) shares one request rate.
-        pacer = DatabasePacer(engine) if engine.dialect.name == "postgresql" else None
+        pacer = (
+            DatabasePacer(engine, throttle_factor=cs.throttle_factor)
+            if engine.dialect.name == "postgresql"
+            else None
+        )
         fetcher = PoliteFetcher(client, cs, pacer=pacer)
         pages = _page_collector(
             web_page_source(fetcher, base_url=cs.base_url), cs.max_pages, lambda: fetcher.requests

@@ -22,7 +22,7 @@ import httpx
 from rigscout.deadline import fetch_within
 from rigscout.errors import BlockedError, ConfigError, FetchError, RateLimitedError
 from rigscout.retry import Transient, call_with_retries, parse_retry_after, policy_for
-from scraper.pacing import LocalPacer, Throttle
+from scraper.pacing import LocalPacer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -43,11 +43,11 @@ class PoliteFetcher:
     """Fetches pages one polite request at a time; share one instance across threads.
 
     Every request (retries included) waits its turn under one rate limit: consecutive
-    starts are at least ``1 / requests_per_second`` apart (times the throttle's slowdown
-    after 429s and 503s), plus up to ``jitter`` of that interval at random, and a 429 holds
-    back every caller until its Retry-After passes. The ``pacer`` hands out the start times
-    (shared by every worker when it lives in the database). At most ``concurrency`` requests
-    are in flight. ``requests`` counts requests sent, failed ones included.
+    starts are at least ``1 / requests_per_second`` apart, plus up to ``jitter`` of that
+    interval at random, times the pacer's slowdown after 429s and 503s; a 429 holds back every
+    caller until its Retry-After passes. The ``pacer`` hands out the start times and keeps the
+    slowdown (shared by every worker when it lives in the database). At most ``concurrency``
+    requests are in flight. ``requests`` counts requests sent, failed ones included.
     """
 
     def __init__(
@@ -68,16 +68,20 @@ class PoliteFetcher:
         self.client = client
         self.settings = settings
         self.requests = 0
-        self.throttle = Throttle(settings.throttle_factor)
         self._sleep = sleep
         self._clock = clock
         self._wall = wall
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max(1, settings.concurrency))
-        self._pacer = pacer or LocalPacer(clock)
+        self._pacer = pacer or LocalPacer(clock, throttle_factor=settings.throttle_factor)
         self._policy = policy_for("search", settings)
         self._deadline = clock() + settings.max_total_seconds
+
+    @property
+    def slowdown(self) -> float:
+        """How many times the configured interval requests are spaced now (after 429s/503s)."""
+        return self._pacer.slowdown
 
     def fetch_text(self, url: str, *, search: str | None = None) -> str:
         """The decoded body of a 200 answer to GET ``url``; FetchError when it cannot be had.
@@ -141,12 +145,12 @@ class PoliteFetcher:
                 raise Transient(f"{type(exc).__name__}: {exc}") from exc
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise FetchError(f"cannot fetch: {exc}", url=url, search=search) from exc
-        self.throttle.saw(response.status_code)
+        self._pacer.saw(response.status_code)
         return _judge(response, url, search, now=self._wall())
 
     def _take_turn(self, url: str, search: str | None) -> None:
         """Book the next start with the pacer, then sleep until it outside any lock."""
-        interval = self.throttle.slowdown / self.settings.requests_per_second
+        interval = 1.0 / self.settings.requests_per_second
         spacing = interval * (1.0 + self.settings.jitter * self._rng.random())
         wait = self._pacer.reserve(spacing)
         if wait > 0:

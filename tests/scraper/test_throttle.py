@@ -45,7 +45,7 @@ def test_a_503_on_one_search_spaces_out_the_requests_of_the_others() -> None:
     # The other search's requests come at least 1/20 s x 4 x 0.8 apart, easing back.
     assert min(after_b) >= 0.12
     assert after_b[0] >= after_b[-1]
-    assert fetcher.throttle.slowdown > 1.0
+    assert fetcher.slowdown > 1.0
 
 
 def test_successes_bring_the_pace_back_to_the_configured_rate() -> None:
@@ -55,4 +55,4 @@ def test_successes_bring_the_pace_back_to_the_configured_rate() -> None:
         ebay.fail_next(status=429)
         for _ in range(12):
             fetcher.fetch_text(f"{ebay.base_url}/sch/i.html?_nkw=a")
-    assert fetcher.throttle.slowdown == 1.0
+    assert fetcher.slowdown == 1.0
