@@ -12,6 +12,7 @@ from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import FIT_FILE, load_fits, load_plan_rules, parse_fit_row
 from rigscout.errors import ConfigError
 from rigscout.models import Category
+from tests.conftest import SHARED
 
 CATALOG = list(load_catalog())
 RULES = load_plan_rules()
@@ -42,6 +43,27 @@ def test_every_pcie_card_of_the_catalog_has_a_width_and_a_cooling():
         if sku.category is Category.GPU and sku.form_factor == "PCIe":
             fit = RULES.fit(sku.sku)
             assert fit.slot_width and fit.cooling, sku.sku
+
+
+def test_card_widths_agree_with_the_reference_table_and_cite_what_it_read():
+    """Where the reference table read its sources, the width is its width and cites them."""
+    with (SHARED / "reference" / "gpu-specs.csv").open(encoding="utf-8", newline="") as handle:
+        reference = {row["sku"]: row for row in csv.DictReader(handle)}
+    with FIT_FILE.open(encoding="utf-8", newline="") as handle:
+        fits = [row for row in csv.DictReader(handle) if row["slot_width"]]
+    checked = 0
+    for row in fits:
+        if row["sku"] == "amd-radeon-vii":  # the table's width is from a spec it did not read
+            continue
+        ref = reference.get(row["sku"])
+        read = [s for s in (ref or {}).get("source", "").split(" | ") if s.startswith("http")]
+        if ref is None or not read:
+            continue  # not in the table, or the table's own source is unverified
+        assert row["slot_width"] == ref["slots"], row["sku"]
+        if row["card_source"].startswith("reference gpu-specs.csv"):
+            assert read[0] in row["card_source"], row["sku"]
+        checked += 1
+    assert checked >= 50
 
 
 def test_fit_rows_cover_the_skus_being_added_to_the_catalog():
