@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import String, cast, func, select
 
+from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, SaleRow
-from db.store import _LATEST, _LATEST_ID
 from ranking.rows import ActiveRow, SoldRow
 from rigscout.models import Included
 
@@ -33,10 +33,10 @@ _ACTIVE_COLUMNS = (
     ListingRow.kind,
     ListingRow.quantity,
     ListingRow.buying_format,
-    _LATEST.price,
-    _LATEST.currency,
-    _LATEST.shipping,
-    _LATEST.bids,
+    LATEST.price,
+    LATEST.currency,
+    LATEST.shipping,
+    LATEST.bids,
     ListingRow.end_time,
     # The JSON text, parsed here only when not empty: most listings include nothing, and
     # running the JSON type's processor on every row costs a third of the load.
@@ -53,12 +53,13 @@ def load_active_rows(session: Session) -> list[ActiveRow]:
     """Every active listing that names a SKU, with its newest observation."""
     stmt = (
         select(*_ACTIVE_COLUMNS)
-        .join(_LATEST, _LATEST.id == _LATEST_ID)
+        .join(LATEST, LATEST.id == LATEST_ID)
         .where(ListingRow.status == "active", ListingRow.sku.is_not(None))
     )
     rows = []
-    # Core execution: the ORM's row wrapping adds a tenth to the load and gives nothing here.
-    for r in session.connection().execute(stmt):
+    # Core execution and one fetch of every row: the ORM's row wrapping and a fetch per row
+    # each add a tenth to the load and give nothing here.
+    for r in session.connection().execute(stmt).all():
         # Positional, in ActiveRow's field order (tests/db/test_rank_rows.py reads them back).
         values = list(r)
         values[13] = _utc(values[13])
@@ -81,7 +82,7 @@ def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list
         select(
             ListingRow.sku,
             ListingRow.quantity,
-            ListingRow.includes,
+            cast(ListingRow.includes, String),  # parsed only when not empty, as for active rows
             SaleRow.price,
             SaleRow.currency,
             SaleRow.sold_date,
@@ -101,8 +102,8 @@ def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list
         SoldRow(str(sku), quantity, price, currency, sold_date, shipping, bool(best_offer), source)
         for (
             sku, quantity, includes, price, currency, sold_date, shipping, best_offer, source
-        ) in session.connection().execute(stmt)
-        if not includes
+        ) in session.connection().execute(stmt).all()
+        if not _included(includes)
     ]  # fmt: skip
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import aliased
 
+from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, ObservationRow, SaleRow
 from rigscout.errors import StoreError
 from rigscout.models import BuyingFormat
@@ -50,17 +50,6 @@ _KEPT_COLUMNS = (
 _Key = tuple[str, str]  # (marketplace, item_id)
 _PriceKey = tuple[Decimal, Decimal | None, Decimal | None, str, int | None, str]
 
-_LATEST = aliased(ObservationRow, name="latest")
-_NEWER = aliased(ObservationRow, name="newer")
-# The id of a listing's newest observation, by time and then by insertion order.
-_LATEST_ID = (
-    select(_NEWER.id)
-    .where(_NEWER.listing_id == ListingRow.id)
-    .order_by(_NEWER.observed_at.desc(), _NEWER.id.desc())
-    .limit(1)
-    .correlate(ListingRow)
-    .scalar_subquery()
-)
 
 LISTINGS: Table = ListingRow.__table__  # type: ignore[assignment]
 OBSERVATIONS: Table = ObservationRow.__table__  # type: ignore[assignment]
@@ -260,9 +249,9 @@ def _ended_query(now: datetime) -> Select[Any]:
 def _with_latest(*columns: Any) -> Select[Any]:
     """``columns`` of listings joined to their newest observation and to their sale, if any."""
     return (
-        select(*columns, *(getattr(_LATEST, name) for name in _OBSERVED_COLUMNS))
+        select(*columns, *(getattr(LATEST, name) for name in _OBSERVED_COLUMNS))
         .select_from(ListingRow)
-        .outerjoin(_LATEST, _LATEST.id == _LATEST_ID)
+        .outerjoin(LATEST, LATEST.id == LATEST_ID)
         .outerjoin(SaleRow, SaleRow.listing_id == ListingRow.id)
     )
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from rigscout import __version__
+from rigscout.bulk import skip_collection_at_exit
 from rigscout.commands.app import (
     EXIT_ERROR,
     STARTER,
@@ -63,6 +64,7 @@ class RigscoutGroup(click.Group):
 
         if not standalone_mode:
             return inner()
+        skip_collection_at_exit()
         try:
             result = inner()
         except click.UsageError as exc:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Date, cast, func, select
 
 from alerts.outbox import parse_snapshot
+from db.latest import LATEST, LATEST_ID
 from db.models import AlertRow, ListingRow, ObservationRow
 from db.rank_rows import load_sold_rows
 from db.runs import load_runs
-from db.store import _LATEST, _LATEST_ID
 from ranking.landed import fx_rate, landed_unit_price
 from ranking.profiles import load_profiles
 from ranking.rank import RankFilters
@@ -231,12 +231,12 @@ def load_new_rare(
             ListingRow.title,
             ListingRow.url,
             ListingRow.first_seen,
-            _LATEST.price,
-            _LATEST.currency,
+            LATEST.price,
+            LATEST.currency,
             counts.c.n,
         )
         .join(counts, counts.c.sku == ListingRow.sku)
-        .join(_LATEST, _LATEST.id == _LATEST_ID)
+        .join(LATEST, LATEST.id == LATEST_ID)
         .where(*active, ListingRow.first_seen >= now - NEW_WITHIN)
         .order_by(ListingRow.first_seen.desc(), ListingRow.id)
         .limit(limit)
