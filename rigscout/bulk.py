@@ -41,6 +41,8 @@ def skip_collection_at_exit() -> None:
     command that loaded SQLAlchemy, pydantic and a ranking that is a fifth of a second spent
     on memory about to be returned anyway. Freezing the heap (``gc.freeze``) in an exit hook
     takes it out of those passes. Files and logs are flushed by their own code, not by the
-    collector, so nothing is lost.
+    collector, so nothing is lost. Calling it again (each command run in one process, as the
+    tests do) keeps a single hook.
     """
+    atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)
