@@ -127,6 +127,9 @@ class Watchdog:
 def _watchdog(response: httpx.Response, seconds: float) -> Iterator[None]:
     """Shut the response's socket down after ``seconds``, ending a read that still blocks."""
     sock = _socket_of(response)
+    if sock is None:  # an in-memory transport: nothing can block, no timer needed
+        yield
+        return
     with Watchdog(lambda: sock) as watchdog:
         watchdog.arm(seconds)
         yield
