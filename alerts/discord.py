@@ -2,7 +2,7 @@
 
 HTTP 429 waits the ``retry_after`` Discord gives (JSON body, else the Retry-After header);
 5xx and network failures retry with backoff; anything else fails at once. Retries follow the
-``discord`` policy of ``rigscout.retry`` (a rate limit longer than its ``max_retry_wait``
+``discord`` policy of ``core.retry`` (a rate limit longer than its ``max_retry_wait``
 fails the channel; its alerts stay pending for the next run). The webhook URL
 holds a secret token, so it never appears in an error, a log line or a repr.
 """
@@ -17,15 +17,15 @@ import httpx
 
 from alerts.render_discord import render_discord_batches, render_discord_payloads
 from alerts.render_email import render_plain
-from rigscout.deadline import fetch_within
-from rigscout.errors import AlertError
-from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
+from core.deadline import fetch_within
+from core.errors import AlertError
+from core.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from rigscout.config import DiscordChannel
-    from rigscout.models import Deal
+    from alerts.settings import DiscordChannel
+    from core.models import Deal
 
 
 def mask_webhook(url: str) -> str:

@@ -24,9 +24,9 @@ from alerts.outbox import (
     save_released,
     save_sent,
 )
-from rigscout.config import SmtpChannel
-from rigscout.errors import AlertError
-from rigscout.models import BuyingFormat, Category, Deal
+from alerts.settings import SmtpChannel
+from core.errors import AlertError
+from core.models import BuyingFormat, Category, Deal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     import httpx
     from sqlalchemy.orm import Session
 
+    from alerts.settings import Channel
     from db.models import AlertRow
-    from rigscout.config import Channel
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 One message per run in ``digest`` mode, one per deal in ``immediate`` mode. The password
 comes only from the ``SmtpChannel`` (read from the environment at the CLI edge) and is
 never logged nor put in an error message. A server that hangs up, times out or answers a
-temporary (4xx) reply is retried under the ``smtp`` policy of ``rigscout.retry``; messages
+temporary (4xx) reply is retried under the ``smtp`` policy of ``core.retry``; messages
 already accepted are not sent again.
 """
 
@@ -17,16 +17,16 @@ from email.utils import make_msgid, parseaddr
 from typing import TYPE_CHECKING
 
 from alerts.render_email import render_email_digest, render_plain, render_subject
-from rigscout.deadline import Watchdog
-from rigscout.errors import AlertError
-from rigscout.retry import RetryPolicy, Transient, call_with_retries, policy_for
+from core.deadline import Watchdog
+from core.errors import AlertError
+from core.retry import RetryPolicy, Transient, call_with_retries, policy_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from email.message import EmailMessage
 
-    from rigscout.config import SmtpChannel
-    from rigscout.models import Deal
+    from alerts.settings import SmtpChannel
+    from core.models import Deal
 
 SECURITY_MODES = ("starttls", "ssl", "none")
 MODES = ("digest", "immediate")

@@ -9,25 +9,13 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from decimal import Decimal
+from core import fmt
 
-    from rigscout.models import Deal
+if TYPE_CHECKING:
+    from core.models import Deal
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
-
-
-def format_price(amount: Decimal, currency: str) -> str:
-    """``1234.5, "USD"`` -> ``"1,234.50 USD"``."""
-    return f"{amount:,.2f} {currency}"
-
-
-def format_range(low: Decimal, high: Decimal | None, currency: str) -> str:
-    """``125, 140, "USD"`` -> ``"125.00–140.00 USD"``: one currency; one price when they meet."""
-    if high is None or high == low:
-        return format_price(low, currency)
-    return f"{low:,.2f}–{high:,.2f} {currency}"
 
 
 def format_landed(deal: Deal) -> str:
@@ -36,17 +24,17 @@ def format_landed(deal: Deal) -> str:
     ``was 180.00 USD, now 150.00 USD (−17 %)`` for a price drop; a running auction reads
     ``likely 125.00–140.00 USD (current bid 108.00 USD)``.
     """
-    price = format_price(deal.landed_unit_price, deal.currency)
+    price = fmt.money(deal.landed_unit_price, deal.currency)
     if deal.price_basis == "predicted" and deal.predicted_low is not None:
-        likely = format_range(deal.predicted_low, deal.predicted_high, deal.currency)
-        bid = format_price(deal.current_bid or deal.landed_unit_price, deal.currency)
+        likely = fmt.money_range(deal.predicted_low, deal.predicted_high, deal.currency)
+        bid = fmt.money(deal.current_bid or deal.landed_unit_price, deal.currency)
         price = f"likely {likely} (current bid {bid})"
     if deal.freight_estimated:
         price += " incl. estimated freight"
     was = deal.previous_price
     if was is not None and was > 0 and deal.landed_unit_price < was:
         drop = round((1 - deal.landed_unit_price / was) * 100)
-        price = f"was {format_price(was, deal.currency)}, now {price} (−{drop} %)"
+        price = f"was {fmt.money(was, deal.currency)}, now {price} (−{drop} %)"
     return price
 
 

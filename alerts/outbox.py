@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select
 
+from core.errors import AlertError
+from core.models import BuyingFormat, Category, Deal, Flag
 from db.models import AlertRow
-from rigscout.errors import AlertError
-from rigscout.models import BuyingFormat, Category, Deal, Flag
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from alerts.rules import Match
-    from rigscout.config import AlertRule
+    from alerts.settings import AlertRule
 
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 OPEN = (PENDING, SENDING)

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 
 from alerts.outbox import CENT, OPEN, PENDING, PLAN_RULE, SENT, render_snapshot
+from core.models import BuyingFormat, Category, Deal
 from db.models import AlertRow
 from ranking.plan_explain import summary
 from ranking.plan_render import render_plan_text
-from rigscout.models import BuyingFormat, Category, Deal
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

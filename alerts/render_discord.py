@@ -15,7 +15,7 @@ from alerts.format import format_discount, format_landed, one_line, safe_url
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from rigscout.models import Deal
+    from core.models import Deal
 
 EMBEDS_PER_MESSAGE = 10
 CHARS_PER_MESSAGE = 6000

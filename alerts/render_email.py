@@ -11,13 +11,14 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import TYPE_CHECKING
 
-from alerts.format import format_discount, format_landed, format_price, one_line, safe_url
+from alerts.format import format_discount, format_landed, one_line, safe_url
+from core import fmt
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
 
-    from rigscout.models import Deal
+    from core.models import Deal
 
 SUBJECT_LIMIT = 150
 _CELL = 'style="padding:6px 10px;border-bottom:1px solid #ddd;vertical-align:top"'
@@ -60,7 +61,7 @@ def render_subject(deals: Sequence[Deal]) -> str:
             f"rigscout: {deal.sku_name} at {format_landed(deal)} ({format_discount(deal)})"
         )
     best = min(deals, key=lambda d: d.landed_unit_price, default=None)
-    lead = f", from {format_price(best.landed_unit_price, best.currency)}" if best else ""
+    lead = f", from {fmt.money(best.landed_unit_price, best.currency)}" if best else ""
     return one_line(f"rigscout: {len(deals)} new deals{lead}")
 
 

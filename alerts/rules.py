@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from rigscout.config import AlertRule
-    from rigscout.models import Deal
+    from alerts.settings import AlertRule
+    from core.models import Deal
 
 
 @dataclass(frozen=True, slots=True)

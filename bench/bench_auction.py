@@ -191,7 +191,7 @@ def demo_watched() -> dict[str, Any]:
     from db.auction_rows import load_watched_auctions
     from db.engine import open_engine
 
-    starter = (ROOT / "rigscout" / "starter.toml").read_text("utf-8")
+    starter = (ROOT / "rigscout" / "config" / "starter.toml").read_text("utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/demo.db"
         config = Path(tmp) / "rigscout.toml"

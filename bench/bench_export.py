@@ -81,7 +81,7 @@ def child(variant: str, path: Path) -> dict[str, float]:
     import pandas as pd
 
     from db.engine import open_engine
-    from rigscout.export import ExportFilter, export_prices
+    from rigscout.outputs.export import ExportFilter, export_prices
 
     engine = open_engine(f"sqlite:///{path}")
     out = io.StringIO()

@@ -17,9 +17,9 @@ import statistics
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from rigscout.fastlane import due_searches, plan_poll_intervals
-from rigscout.models import SavedSearch
-from rigscout.scheduler import FAST_LANE_TICK_MINUTES
+from core.models import SavedSearch
+from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
+from rigscout.jobs.scheduler import FAST_LANE_TICK_MINUTES
 
 # New listings a day per starter search (busy consumer cards, quiet server chassis).
 LISTINGS_PER_DAY = {

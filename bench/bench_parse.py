@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from bs4 import Tag
 
-    from rigscout.models import Listing
+    from core.models import Listing
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = (

@@ -17,11 +17,11 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from core.models import Category, Included
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_exhaustive import plan_rigs_exhaustive
 from ranking.plan_rules import load_plan_rules
-from rigscout.models import Category, Included
 
 TARGETS = {
     "vram 64": Target(vram_gb=64),

@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import create_engine, text
 
+from core.models import Category
 from db.migrate import upgrade
 from db.types import from_units
 from ranking.catalog import Sku, load_catalog
-from rigscout.models import Category
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from rigscout.config import Settings
+    from rigscout.config.load import Settings
 
 # The data is generated around the real clock, since `rigscout rank` ranks as of now.
 NOW = datetime.now(UTC)
@@ -299,8 +299,8 @@ def _sales(
 
 def rank_with_pandas(config: Path, now: datetime) -> list[int]:
     """The same ranking with every table read into DataFrames (the baseline to beat)."""
-    from rigscout.bulk import collector_paused
-    from rigscout.config import load_settings
+    from rigscout.config.load import load_settings
+    from rigscout.jobs.bulk import collector_paused
 
     settings = load_settings(config, {})
     with collector_paused():  # the same pause as `rigscout rank`: only the loading differs
@@ -310,9 +310,9 @@ def rank_with_pandas(config: Path, now: datetime) -> list[int]:
 def _rank_with_pandas(settings: Settings, now: datetime) -> list[int]:
     import pandas as pd
 
+    from core.models import Included
     from ranking.rank import RankFilters, rank_rows
     from ranking.rows import ActiveRow, SoldRow
-    from rigscout.models import Included
 
     engine = create_engine(settings.database_url)
     with engine.connect() as conn:

@@ -12,7 +12,7 @@ Baselines in the same run, on the same data:
 - `rigscout rank --limit 50`, one ranking (the report builds one per profile), to read the
   build time against what the ranker alone costs on this machine at the time;
 - the report offering a single profile (``[report] profiles``);
-- the price-history charts drawn with matplotlib as SVG files (``rigscout.charts``, what
+- the price-history charts drawn with matplotlib as SVG files (``rigscout.outputs.charts``, what
   ``rigscout chart history`` draws) against the report's inline SVG: time and bytes.
 
 Targets: under 5 s to build, under 5 MB to load.
@@ -35,11 +35,11 @@ from sqlalchemy.orm import Session
 
 from bench.bench_rank import CONFIG, NOW, _database, _fill, _time
 from db.migrate import upgrade
-from rigscout.charts import render_history_chart as matplotlib_history
-from rigscout.config import load_settings
-from rigscout.jobs import load_skus
-from rigscout.report.load import load_report_data
-from rigscout.report.page import render_histories
+from rigscout.config.load import load_settings
+from rigscout.jobs.daily import load_skus
+from rigscout.outputs.charts import render_history_chart as matplotlib_history
+from rigscout.outputs.report.load import load_report_data
+from rigscout.outputs.report.page import render_histories
 
 MB = 1024 * 1024
 
@@ -129,7 +129,7 @@ def _charts(config: Path) -> dict[str, Any]:
 
 
 def _frame(data: Any, sku: str) -> pd.DataFrame:
-    """The price points ``rigscout.charts`` draws: sales, and each asking day's low and high."""
+    """The price points ``outputs.charts`` draws: sales, and each asking day's low and high."""
     rows = [(p.day, "sold", float(p.price)) for p in data.sold if p.sku == sku]
     for a in data.asking:
         if a.sku == sku:

@@ -9,8 +9,8 @@ import time
 
 import httpx
 
-from rigscout.config import CollectorSettings
-from rigscout.models import Mode, SavedSearch
+from core.models import Mode, SavedSearch
+from core.settings import CollectorSettings
 from scraper.collect import collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from tests.conftest import SAMPLES

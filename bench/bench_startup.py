@@ -29,7 +29,7 @@ TARGETS = {"--version": 0.3, "rank": 0.8}
 # Imports the command's entry point, runs it, and reports which heavy libraries it loaded.
 PROBE = """
 import sys
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 try:
     cli.main(sys.argv[1:], standalone_mode=False)
 except SystemExit:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
+from core.models import BuyingFormat, Category, Kind, Listing, Normalized
 from db.engine import open_engine
 from db.migrate import upgrade
 from db.models import Base
 from db.store import load_known_item_ids, save_ended, save_listings
-from rigscout.models import BuyingFormat, Category, Kind, Listing, Normalized
 
 NORM = Normalized("Tesla V100", "v100-sxm2-16gb", Category.GPU, Kind.ITEM, confidence=0.9)
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)

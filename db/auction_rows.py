@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, cast, select
 
+from core.models import BuyingFormat
 from db.models import ListingRow, ObservationRow, SaleRow
 from ranking.auction_watch import BidSeen, WatchedAuction
 from ranking.rows import SoldRow
-from rigscout.models import BuyingFormat
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -16,7 +16,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
-from rigscout.errors import StoreError
+from core.errors import StoreError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

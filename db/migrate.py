@@ -19,8 +19,8 @@ from filelock import FileLock, Timeout
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
+from core.errors import StoreError
 from db.engine import describe_url
-from rigscout.errors import StoreError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

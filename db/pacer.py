@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from core.errors import StoreError
 from db.state import load_state, save_state
-from rigscout.errors import StoreError
 from scraper.pacing import next_slowdown
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import String, cast, func, select
 
+from core.models import Included
 from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, SaleRow
 from ranking.rows import ActiveRow, SoldRow
-from rigscout.models import Included
 
 if TYPE_CHECKING:
     from datetime import date, datetime

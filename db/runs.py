@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import select, update
 
+from core.errors import StoreError
 from db.models import RunRow
-from rigscout.errors import StoreError
 
 if TYPE_CHECKING:
     from datetime import datetime

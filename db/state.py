@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
+from core.errors import StoreError
 from db.models import KeyValueRow
-from rigscout.errors import StoreError
 
 if TYPE_CHECKING:
     from datetime import datetime

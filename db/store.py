@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from core.errors import StoreError
+from core.models import BuyingFormat
 from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, ObservationRow, SaleRow
-from rigscout.errors import StoreError
-from rigscout.models import BuyingFormat
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Select, Table
     from sqlalchemy.orm import Session
 
-    from rigscout.models import Listing, Normalized
+    from core.models import Listing, Normalized
 
 CHUNK = 2000
 CENT = Decimal("0.01")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-    from rigscout.models import Mode
+    from core.models import Mode
 
 
 WINDOW = timedelta(days=14)  # how far back new listings count towards a search's weight

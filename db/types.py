@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from sqlalchemy import BigInteger, Integer, TypeDecorator
 
-from rigscout.errors import StoreError
+from core.errors import StoreError
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Dialect

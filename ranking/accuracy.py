@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rigscout.errors import NormalizeError
-from rigscout.models import Category, Included, Kind, Normalized
+from core.errors import NormalizeError
+from core.models import Category, Included, Kind, Normalized
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence

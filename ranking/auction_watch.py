@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from datetime import date, datetime
     from decimal import Decimal
 
+    from core.settings import RankSettings
     from ranking.auction import AuctionModel
     from ranking.market import Market
     from ranking.rows import SoldRow
-    from rigscout.config import RankSettings
 
 HISTORY_DAYS = 365  # the model learns from auctions that ended in the last year
 

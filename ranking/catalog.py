@@ -14,8 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from rigscout.errors import NormalizeError
-from rigscout.models import Category
+from core.errors import NormalizeError
+from core.models import Category
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping

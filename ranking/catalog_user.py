@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from core.errors import ConfigError, NormalizeError
 from ranking.catalog import Catalog, Sku, load_catalog, parse_sku_row
 from ranking.normalize import Normalizer, default_normalizer
 from ranking.normalize_lots import BRAND_WORDS
 from ranking.normalize_tokens import compact, tokenize
 from ranking.normalize_vocab import load_aliases, load_vocabulary
-from rigscout.errors import ConfigError, NormalizeError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence

@@ -8,15 +8,16 @@ server"
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
+
+from core import fmt
 
 if TYPE_CHECKING:
     from datetime import date, datetime
+    from decimal import Decimal
 
     from ranking.market import Market
 
-SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "AUD": "A$", "CAD": "C$"}
 METRIC_UNITS = {"vram": "GB VRAM", "bandwidth": "GB/s", "slots": "GPU slot"}
 
 
@@ -70,36 +71,8 @@ def render_reason(facts: ReasonFacts) -> str:
     return "; ".join([head, *[t for t in tail if t]])
 
 
-def render_money(amount: Decimal, currency: str) -> str:
-    """$139, $45.50, $90, €1,299: whole units from 100 up or when there are no cents."""
-    whole = abs(amount) >= 100 or amount == amount.to_integral_value()
-    places = Decimal(1) if whole else Decimal("0.01")
-    shown = f"{amount.quantize(places, rounding=ROUND_HALF_UP):,}"
-    symbol = SYMBOLS.get(currency)
-    return f"{symbol}{shown}" if symbol else f"{shown} {currency}"
-
-
-def render_unit_price(amount: float, currency: str) -> str:
-    """Two significant figures for small unit prices: $4.4, $0.15, $12."""
-    places = 0 if amount >= 10 else 1 if amount >= 1 else 2 if amount >= 0.1 else 3
-    symbol = SYMBOLS.get(currency)
-    shown = f"{amount:,.{places}f}"
-    return f"{symbol}{shown}" if symbol else f"{shown} {currency}"
-
-
-def render_time_left(end_time: datetime, now: datetime) -> str:
-    seconds = int((end_time - now).total_seconds())
-    if seconds <= 0:
-        return "ended"
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    if days:
-        return f"{days}d {hours}h"
-    return f"{hours}h {rest // 60}m"
-
-
 def _price_clause(f: ReasonFacts) -> str:
-    price = render_money(f.landed, f.currency)
+    price = fmt.money(f.landed, f.currency)
     lot = f" each (lot of {f.quantity})" if f.quantity > 1 else ""
     where = "landed"
     if f.freight_estimated:
@@ -108,12 +81,12 @@ def _price_clause(f: ReasonFacts) -> str:
         where = "before shipping (shipping unknown)"
     if not f.auction:
         return f"{f.sku_name} at {price} {where}{lot}"
-    bid = render_money(f.current_bid if f.current_bid is not None else f.landed, f.currency)
+    bid = fmt.money(f.current_bid if f.current_bid is not None else f.landed, f.currency)
     head = f"{f.sku_name} auction: current bid {bid}{lot}{_left_clause(f)}"
     if f.predicted_low is None or f.predicted_high is None:
         return f"{head} ({where})"
-    low = render_money(f.predicted_low, f.currency)
-    high = render_money(f.predicted_high, f.currency)
+    low = fmt.money(f.predicted_low, f.currency)
+    high = fmt.money(f.predicted_high, f.currency)
     near = low if low == high else f"{low}–{high}"
     return f"{head}, likely to end near {near} ({where}; ranked at {price})"
 
@@ -122,7 +95,7 @@ def _left_clause(f: ReasonFacts) -> str:
     """``, 5d 11h left``, or ``, ended`` once the end time has passed."""
     if f.end_time is None or f.now is None:
         return ""
-    left = render_time_left(f.end_time, f.now)
+    left = fmt.time_left(f.end_time, f.now)
     return f", {left}" if left == "ended" else f", {left} left"
 
 
@@ -137,7 +110,7 @@ def _market_clause(f: ReasonFacts) -> str:
     m = f.market
     if f.baseline is None or f.discount is None or m is None:
         return "no market price yet (no discount counted)"
-    median = render_money(f.baseline, f.currency)
+    median = fmt.money(f.baseline, f.currency)
     what = f"the {m.window_days}-day sold median of {median}"
     if m.source == "asking":
         what = f"the median asking price of {median}"
@@ -172,7 +145,7 @@ def _value_clause(f: ReasonFacts) -> str | None:
     if f.metric == "compute":
         unit = f"{f.metric_basis or 'FP16'} TFLOP/s"
     place = "best" if f.value_rank == 1 else f"#{f.value_rank}"
-    price = render_unit_price(f.price_per_metric, f.currency)
+    price = fmt.unit_money(f.price_per_metric, f.currency)
     return f"{price} per {unit}, {place} of {_plural(f.group_size, 'listing')}"
 
 

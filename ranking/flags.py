@@ -16,8 +16,9 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from rigscout.errors import ConfigError
-from rigscout.models import Flag
+from core.errors import ConfigError
+from core.marketplaces import marketplaces
+from core.models import Flag
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -148,8 +149,8 @@ def parse_signals(raw: Mapping[str, Any]) -> Signals:
             else:
                 by_anchor.setdefault(words[phrase.anchor], []).append(phrase)
     home = {
-        market: tuple(name.casefold() for name in names)
-        for market, names in raw.get("home", {}).items()
+        code: tuple(name.casefold() for name in market.home)
+        for code, market in marketplaces().items()
     }
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
     plain = {code: Flag(code, sig.label, sig.severity) for code, sig in signals.items()}

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rigscout.config import RankSettings
+    from core.settings import RankSettings
 
 CENT = Decimal("0.01")
 
@@ -67,3 +67,17 @@ def landed_unit_price(
         total /= quantity
     unit = total.quantize(CENT)
     return Landed(unit, settings.currency, shipping is not None, freight_estimated=estimated)
+
+
+def landed_with_freight(
+    price: Decimal,
+    shipping: Decimal | None,
+    quantity: int,
+    currency: str,
+    category: str,
+    settings: RankSettings,
+) -> Landed | None:
+    """``landed_unit_price`` with the category's estimated freight standing in for unknown
+    shipping: what the ranking, the report and the export all call a listing's landed price."""
+    freight = settings.freight.get(category)
+    return landed_unit_price(price, shipping, quantity, currency, settings, freight=freight)

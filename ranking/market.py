@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
 
+    from core.settings import RankSettings
     from ranking.rows import SoldRow
-    from rigscout.config import RankSettings
 
 UPPER_BOUND_WEIGHT = Decimal("0.5")
 PRESUMED_WEIGHT = Decimal("0.5")

@@ -11,12 +11,12 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
+from core.models import Category, Included, Kind, Normalized
 from ranking.catalog import load_catalog
 from ranking.normalize_features import Features, extract_features
 from ranking.normalize_lots import count_near, find_lot_cues
 from ranking.normalize_parts import sells_a_part
 from ranking.normalize_vocab import load_vocabulary
-from rigscout.models import Category, Included, Kind, Normalized
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -10,16 +10,16 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from core.errors import NormalizeError
 from ranking.catalog import CATALOG_DIR
 from ranking.normalize_tokens import PhraseIndex, compact
-from rigscout.errors import NormalizeError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from core.models import Category
     from ranking.catalog import Catalog, Sku
-    from rigscout.models import Category
 
 FORMS = {
     "pcie": "PCIe", "pci e": "PCIe", "pci express": "PCIe", "pci": "PCIe", "pcle": "PCIe",

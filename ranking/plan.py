@@ -1,7 +1,7 @@
 """The rig planner: the cheapest complete machines for a target, built from today's listings.
 
 ``plan_rigs`` takes every priced listing (``Offer``: the ranker's landed price, its basis and
-flags; ``rigscout/plans.py`` builds them from ``load_ranking``) and returns the best plan per
+flags; ``rigscout/jobs/plans.py`` builds them from ``load_ranking``) and returns the best plan per
 (host SKU, GPU SKU) pair, best first: a host (a server or board listing, or your own
 workstation) plus GPU listings of one SKU. What fits where is ``ranking/plan_fit.py``'s rule.
 
@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from core.errors import ConfigError
+from core.models import Category
 from ranking.plan_cheapest import cheapest_sets
 from ranking.plan_explain import explain_plans, plan_warnings
 from ranking.plan_fit import (
@@ -31,16 +33,14 @@ from ranking.plan_fit import (
     workstation_host,
 )
 from ranking.profiles import load_profiles
-from rigscout.errors import ConfigError
-from rigscout.models import Category
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
 
+    from core.models import Included
     from ranking.catalog import Sku
     from ranking.plan_rules import PlanRules, Workstation
-    from rigscout.models import Included
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ranking.explain import TOPOLOGY, render_money, render_time_left
+from core import fmt
+from ranking.explain import TOPOLOGY
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -73,7 +74,7 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
 def _auction(offer: Offer, now: datetime | None) -> str:
     when = ""
     if offer.end_time is not None:
-        left = render_time_left(offer.end_time, now) if now else offer.end_time.isoformat()
+        left = fmt.time_left(offer.end_time, now) if now else offer.end_time.isoformat()
         when = f", ends in {left}" if now else f", ends {left}"
     return f"auction not yet won: item {offer.item_id} priced at its predicted end{when}"
 
@@ -95,18 +96,18 @@ def explain_plans(plans: Sequence[Plan]) -> list[Plan]:
 
 def render_explanation(plan: Plan, following: Plan | None) -> str:
     """Why ``plan`` comes before ``following`` (the next plan), in one sentence."""
-    what = f"{plan.vram_gb:g} GB of VRAM for {render_money(plan.total, plan.currency)}"
+    what = f"{plan.vram_gb:g} GB of VRAM for {fmt.money(plan.total, plan.currency)}"
     if following is None:
         return f"{what}; the last plan shown (raise --limit to see more)."
-    other = f"{summary(following)} at {render_money(following.total, following.currency)}"
+    other = f"{summary(following)} at {fmt.money(following.total, following.currency)}"
     gap = following.total - plan.total
     edges = _edges(plan, following)
     if gap > 0:
-        lead = f"{render_money(gap, plan.currency)} less than the next plan, {other}"
+        lead = f"{fmt.money(gap, plan.currency)} less than the next plan, {other}"
     elif gap == 0:
         lead = f"the same price as the next plan, {other}"
     else:
-        more = render_money(-gap, plan.currency)
+        more = fmt.money(-gap, plan.currency)
         lead = f"{more} more than the next plan, {other}, but training counts its topology"
     tail = f", and {' and '.join(edges)}" if edges else ""
     return f"{what}: {lead}{tail}."

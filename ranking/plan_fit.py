@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from core.models import Category
 from ranking.value import score_sku_value
-from rigscout.models import Category
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ranking.explain import render_money, render_time_left
+from core import fmt
 from ranking.plan_explain import summary
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def render_plans_text(plans: Sequence[Plan], now: datetime) -> str:
 
 
 def render_plan_text(number: int, plan: Plan, now: datetime) -> str:
-    money = render_money(plan.total, plan.currency)
+    money = fmt.money(plan.total, plan.currency)
     lines = [f"{number}. {summary(plan)}: {money} landed"]
     lines.append("   " + render_plan_figures(plan))
     lines += [_part_line(part, plan.currency, now) for part in plan.parts]
@@ -106,9 +106,9 @@ def render_plan_figures(plan: Plan) -> str:
         f"{plan.bandwidth_gbs:,.0f} GB/s",
     ]
     if plan.per_vram_gb is not None:
-        figures.append(f"{render_money(plan.per_vram_gb, plan.currency)}/GB")
+        figures.append(f"{fmt.money(plan.per_vram_gb, plan.currency)}/GB")
     if plan.per_fp16_tflops is not None:
-        figures.append(f"{render_money(plan.per_fp16_tflops, plan.currency)}/TFLOP/s")
+        figures.append(f"{fmt.money(plan.per_fp16_tflops, plan.currency)}/TFLOP/s")
     figures.append(TOPOLOGY_WORDS.get(plan.topology, plan.topology))
     return " · ".join(figures)
 
@@ -122,13 +122,13 @@ def _part_line(part: PlanPart, currency: str, now: datetime) -> str:
 def render_part_label(part: PlanPart, currency: str, now: datetime) -> str:
     """One part as a buyer reads it: what, how many, and its landed price (and how sure)."""
     if part.item_id is None:
-        return f"{part.name} ({render_money(part.price, currency)}: you have it)"
+        return f"{part.name} ({fmt.money(part.price, currency)}: you have it)"
     what = f"{part.units}x {part.name}" if part.role == "gpu" else part.name.split(" (")[0]
     if part.included:
         what += f" with {part.included} GPUs"
-    price = render_money(part.price, currency)
+    price = fmt.money(part.price, currency)
     if part.price_basis == "predicted":
-        left = f", {render_time_left(part.end_time, now)} left" if part.end_time else ""
+        left = f", {fmt.time_left(part.end_time, now)} left" if part.end_time else ""
         price = f"~{price} (auction, predicted end{left})"
     if part.freight_estimated:
         price += " incl. estimated freight"

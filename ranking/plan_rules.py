@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from rigscout.errors import ConfigError
+from core.errors import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from rigscout.errors import ConfigError
+from core.errors import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -20,21 +20,22 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.errors import ConfigError
+from core.models import BuyingFormat, Category, Deal, Flag, Kind
 from ranking.auction import predict_final
 from ranking.explain import ReasonFacts, render_reason
 from ranking.flags import flag_listing, load_signals
-from ranking.landed import fx_rate, landed_unit_price
+from ranking.landed import fx_rate, landed_unit_price, landed_with_freight
 from ranking.market import score_market
 from ranking.profiles import load_profiles
 from ranking.score import score_deal
 from ranking.value import score_sku_value, value_metrics
-from rigscout.errors import ConfigError
-from rigscout.models import BuyingFormat, Category, Deal, Flag, Kind
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable, Mapping, Sequence
     from datetime import datetime
 
+    from core.settings import RankSettings
     from ranking.auction import AuctionPrediction
     from ranking.catalog import Sku
     from ranking.flags import Signals
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from ranking.market import Market
     from ranking.rows import ActiveRow, SoldRow
     from ranking.value import SkuValue
-    from rigscout.config import RankSettings
 
 BUYING = ("all", "buy_it_now", "auction")
 AUCTION = BuyingFormat.AUCTION.value  # enum member access is slow in the per-listing loops
@@ -300,9 +300,9 @@ def _skip_reason(row: ActiveRow, skus: Mapping[str, Sku], now: datetime) -> str 
 
 def _landed(row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings) -> Landed | None:
     """The landed unit price, with the category's estimated freight for unknown shipping."""
-    freight = settings.freight.get(skus[str(row.sku)].category.value)
-    return landed_unit_price(
-        row.price, row.shipping, row.quantity, row.currency, settings, freight=freight
+    category = skus[str(row.sku)].category.value
+    return landed_with_freight(
+        row.price, row.shipping, row.quantity, row.currency, category, settings
     )
 
 

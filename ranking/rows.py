@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from datetime import date, datetime
     from decimal import Decimal
 
-    from rigscout.models import Included
+    from core.models import Included
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +26,9 @@ class ActiveRow:
     title: str
     url: str
     sku: str | None
-    kind: str  # rigscout.models.Kind value
+    kind: str  # core.models.Kind value
     quantity: int
-    buying_format: str  # rigscout.models.BuyingFormat value
+    buying_format: str  # core.models.BuyingFormat value
     price: Decimal
     currency: str
     shipping: Decimal | None = None  # None: unknown (freight, not specified, pickup)
@@ -40,6 +40,19 @@ class ActiveRow:
     location: str | None = None
     condition: str | None = None
     image_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AskingRow:
+    """One observed asking price of a catalog item on one UTC day, as stored."""
+
+    sku: str
+    category: str  # core.models.Category value
+    day: date
+    quantity: int
+    price: Decimal
+    currency: str
+    shipping: Decimal | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from rigscout.models import Category
+from core.models import Category
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -1,5 +1,5 @@
 """``python -m rigscout`` is the ``rigscout`` command."""
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 
 cli()

@@ -18,16 +18,17 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from rigscout.deadline import DeadlineExceeded, fetch_within
-from rigscout.errors import BudgetError, FetchError, ParseError, RateLimitedError
-from rigscout.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
+from core.deadline import DeadlineExceeded, fetch_within
+from core.errors import BudgetError, FetchError, ParseError, RateLimitedError
+from core.marketplaces import marketplace
+from core.retry import RetryPolicy, Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.browse_parse import parse_item_summaries
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rigscout.config import ApiSettings
-    from rigscout.models import Listing, SavedSearch
+    from core.models import Listing, SavedSearch
+    from core.settings import ApiSettings
 
 log = logging.getLogger(__name__)
 
@@ -42,16 +43,6 @@ CALL_DEADLINE = 60.0  # seconds for one whole call (token or search), connect to
 MAX_BANDS = 64
 OPEN_CEILING = Decimal(100_000)  # where an open-ended price range is first cut
 CENT = Decimal("0.01")
-CURRENCIES = {
-    "EBAY_US": "USD",
-    "EBAY_GB": "GBP",
-    "EBAY_DE": "EUR",
-    "EBAY_FR": "EUR",
-    "EBAY_IT": "EUR",
-    "EBAY_ES": "EUR",
-    "EBAY_CA": "CAD",
-    "EBAY_AU": "AUD",
-}
 CONDITION_IDS = {
     "new": "1000|1500",
     "used": "2000|2010|2020|2030|2500|2750|3000|4000|5000|6000",
@@ -107,7 +98,7 @@ class BrowseClient:
         policies: tuple[RetryPolicy, RetryPolicy] | None = None,
         call_deadline: float = CALL_DEADLINE,
     ) -> None:
-        """``policies``: the (search, token) retry policies; by default ``rigscout.retry``'s.
+        """``policies``: the (search, token) retry policies; by default ``core.retry``'s.
 
         ``call_deadline``: seconds for one whole call, token or search, connect to last byte.
         """
@@ -357,7 +348,7 @@ def search_filters(search: SavedSearch, band: PriceBand) -> list[str]:
     if band.low is not None or band.high is not None:
         low = "" if band.low is None else format(band.low, "f")
         high = "" if band.high is None else ".." + format(band.high, "f")
-        currency = CURRENCIES.get(search.marketplace, "USD")
+        currency = marketplace(search.marketplace).currency
         filters += [f"price:[{low}{high}]", f"priceCurrency:{currency}"]
     if search.condition in CONDITION_IDS:
         filters.append(f"conditionIds:{{{CONDITION_IDS[search.condition]}}}")

@@ -11,9 +11,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
-from rigscout.config import MARKETPLACES
-from rigscout.errors import ParseError
-from rigscout.models import BuyingFormat, Listing
+from core.errors import ParseError
+from core.marketplaces import item_url
+from core.models import BuyingFormat, Listing
 
 Summary = dict[str, Any]
 CENT = Decimal("0.01")
@@ -139,7 +139,7 @@ def _url(item: Summary, item_id: str, marketplace: str) -> str:
     web = urlsplit(str(item.get("itemWebUrl") or ""))
     if web.scheme and web.netloc:
         return f"{web.scheme}://{web.netloc}/itm/{item_id}"
-    return f"{MARKETPLACES.get(marketplace, MARKETPLACES['EBAY_US'])}/itm/{item_id}"
+    return item_url(marketplace, item_id)
 
 
 def _category(item: Summary) -> str | None:

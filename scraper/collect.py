@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rigscout.models import Mode, SavedSearch
+from core.models import Mode, SavedSearch
 from scraper.parse import parse_search_page
 from scraper.urls import build_search_url
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
 
-    from rigscout.models import Listing
+    from core.models import Listing
     from scraper.http import PoliteFetcher
     from scraper.parse import SearchPage
 

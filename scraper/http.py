@@ -2,10 +2,10 @@
 
 Settings (``[collector]``): ``requests_per_second``, ``jitter``, ``concurrency``, ``timeout``,
 ``retries`` with exponential ``backoff`` on 429/5xx/timeouts under the one retry policy
-(``rigscout.retry``: a Retry-After up to ``max_retry_wait`` is waited out, a longer one raises
+(``core.retry``: a Retry-After up to ``max_retry_wait`` is waited out, a longer one raises
 RateLimitedError so the search is deferred), ``throttle_factor`` (a 429/503 slows every
 request), and ``max_total_seconds`` for the fetcher's whole life; ``user_agent`` is sent as
-is. ``timeout`` bounds each whole request, connect to last byte (``rigscout.deadline``).
+is. ``timeout`` bounds each whole request, connect to last byte (``core.deadline``).
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from rigscout.deadline import fetch_within
-from rigscout.errors import BlockedError, ConfigError, FetchError, RateLimitedError
-from rigscout.retry import Transient, call_with_retries, parse_retry_after, policy_for
+from core.deadline import fetch_within
+from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError
+from core.retry import Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.pacing import LocalPacer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from rigscout.config import CollectorSettings
+    from core.settings import CollectorSettings
     from scraper.pacing import Pacer
 
 log = logging.getLogger(__name__)

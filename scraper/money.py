@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from rigscout.errors import ParseError
+from core.errors import ParseError
 
 _SPACES = re.compile(r"[\s\u00a0\u2009\u202f\u2007]+")
 _RANGE = re.compile(r"\s+(?:to|bis|à|a|-|–)\s+", re.IGNORECASE)

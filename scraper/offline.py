@@ -9,13 +9,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from rigscout.errors import CollectError, ConfigError, ParseError
+from core.errors import CollectError, ConfigError, ParseError
 from scraper.collect import FetchedPage
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rigscout.models import Mode, SavedSearch
+    from core.models import Mode, SavedSearch
     from scraper.collect import PageSource
 
 

@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
-from rigscout.errors import BlockedError, ParseError
+from core.errors import BlockedError, ParseError
+from core.marketplaces import marketplace_of_host
 from scraper.blocks import detect_block
 from scraper.layouts import pick_layout
 from scraper.layouts.base import Context, text_of
@@ -22,7 +23,7 @@ from scraper.layouts.base import Context, text_of
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from rigscout.models import Listing
+    from core.models import Listing
     from scraper.layouts import Layout
 
 
@@ -127,16 +128,10 @@ def _has_next(tree: LexborHTMLParser) -> bool:
     )
 
 
-_MARKETPLACES = (("ebay.de", "EBAY_DE"), ("ebay.co.uk", "EBAY_GB"))
-
-
 def infer_marketplace(tree: LexborHTMLParser, url: str) -> str:
-    """EBAY_DE / EBAY_GB from the page url or, failing that, from where most item links point."""
-    host = urlsplit(url).hostname or _usual_item_host(tree)
-    for domain, market in _MARKETPLACES:
-        if host == domain or host.endswith("." + domain):
-            return market
-    return "EBAY_US"
+    """The marketplace whose site the page url is on or, failing that, where most item links
+    point; eBay US when neither names one."""
+    return marketplace_of_host(urlsplit(url).hostname or _usual_item_host(tree))
 
 
 def _usual_item_host(tree: LexborHTMLParser) -> str:

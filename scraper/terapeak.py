@@ -15,9 +15,10 @@ from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
-from rigscout.config import MARKETPLACES
-from rigscout.errors import ParseError
-from rigscout.models import BuyingFormat, Listing
+from core.errors import ParseError
+from core.marketplaces import item_url
+from core.marketplaces import marketplace as _market
+from core.models import BuyingFormat, Listing
 from scraper.money import clean_text, parse_price, parse_shipping
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -32,14 +33,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "condition": ("condition",),
 }
 REQUIRED = ("title", "price", "sold_date")
-DOLLARS = {"EBAY_CA": "CAD", "EBAY_AU": "AUD"}
-CURRENCIES = {
-    "EBAY_GB": "GBP",
-    "EBAY_DE": "EUR",
-    "EBAY_FR": "EUR",
-    "EBAY_IT": "EUR",
-    "EBAY_ES": "EUR",
-}
+DOLLARS = ("USD", "CAD", "AUD")  # what a bare "$" means: the marketplace's dollar, else USD
 DATE_FORMATS = ("%b %d, %Y", "%Y-%m-%d", "%m/%d/%Y", "%d %b %Y")
 NO_VALUE = {"", "-", "--", "—", "n/a"}
 ITEM_IN_URL = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,15})")
@@ -119,10 +113,15 @@ def _item_id(fields: dict[str, str]) -> str:
     raise ParseError(f"no item id (item id {item_id!r}, url {fields.get('url', '')!r})")
 
 
+def _dollar(code: str) -> str:
+    currency = _market(code).currency
+    return currency if currency in DOLLARS else "USD"
+
+
 def _price(text: str, marketplace: str) -> tuple[Decimal, str]:
-    dollar = DOLLARS.get(marketplace, "USD")
+    dollar = _dollar(marketplace)
     if PLAIN_NUMBER.fullmatch(text):
-        return _number(text), CURRENCIES.get(marketplace, dollar)
+        return _number(text), _market(marketplace).currency
     price = parse_price(text, dollar=dollar)
     return price.low, price.currency
 
@@ -132,7 +131,7 @@ def _shipping(text: str, currency: str, marketplace: str) -> tuple[Decimal | Non
         return None, "not specified"
     if PLAIN_NUMBER.fullmatch(text):
         return _number(text), None
-    shipping = parse_shipping(text, currency, dollar=DOLLARS.get(marketplace, "USD"))
+    shipping = parse_shipping(text, currency, dollar=_dollar(marketplace))
     return shipping.amount, shipping.note
 
 
@@ -173,4 +172,4 @@ def _url(url: str, item_id: str, marketplace: str) -> str:
     given = urlsplit(url)
     if given.scheme in {"http", "https"} and given.netloc:
         return f"{given.scheme}://{given.netloc}/itm/{item_id}"
-    return f"{MARKETPLACES.get(marketplace, MARKETPLACES['EBAY_US'])}/itm/{item_id}"
+    return item_url(marketplace, item_id)

@@ -1,6 +1,6 @@
 """Build eBay search-results URLs (``/sch/i.html``) from a saved search; pure, no I/O.
 
-The host is the marketplace's own site (``rigscout.config.MARKETPLACES``) unless a
+The host is the marketplace's own site (``core/marketplaces.toml``) unless a
 ``base_url`` (``[collector] base_url``, e.g. a local stand-in for tests) overrides it.
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlencode
 
-from rigscout.config import MARKETPLACES
-from rigscout.errors import ConfigError
-from rigscout.models import Mode
+from core.errors import ConfigError
+from core.marketplaces import marketplaces
+from core.models import Mode
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from rigscout.models import SavedSearch
+    from core.models import SavedSearch
 
 _V = TypeVar("_V")
 
@@ -60,7 +60,7 @@ def build_search_url(
 
 def _marketplace_host(search: SavedSearch) -> str:
     try:
-        return MARKETPLACES[search.marketplace]
+        return marketplaces()[search.marketplace].site
     except KeyError:
         raise ConfigError(
             f"search {search.name!r}: unknown marketplace {search.marketplace!r}"

@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import Engine, create_engine, make_url, text
 from sqlalchemy.orm import Session
 
+from core.errors import StoreError
 from db.engine import open_engine
 from db.migrate import upgrade
 from db.models import Base
-from rigscout.errors import StoreError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

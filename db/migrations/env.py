@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from alembic import context
 
+from core.errors import StoreError
 from db.models import Base
-from rigscout.errors import StoreError
 
 
 def run_migrations() -> None:

@@ -16,7 +16,7 @@ from scraper.layouts.base import own_card_classes, results_list
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser
 
-    from rigscout.models import Listing
+    from core.models import Listing
     from scraper.layouts.base import Context
 
 

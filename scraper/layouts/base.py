@@ -12,8 +12,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
-from rigscout.errors import ParseError
-from rigscout.models import BuyingFormat, Listing
+from core.errors import ParseError
+from core.models import BuyingFormat, Listing
 from scraper.money import Price, Shipping, clean_text, parse_price, parse_shipping
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from scraper.layouts.base import (
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-    from rigscout.models import Listing
+    from core.models import Listing
     from scraper.layouts.base import Context
 
 NAME = "s-item"

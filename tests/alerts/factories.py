@@ -6,9 +6,9 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from alerts.settings import AlertRule
+from core.models import BuyingFormat, Category, Deal
 from db.models import ListingRow
-from rigscout.config import AlertRule
-from rigscout.models import BuyingFormat, Category, Deal
 
 if TYPE_CHECKING:
     from datetime import datetime

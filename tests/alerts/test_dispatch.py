@@ -21,8 +21,8 @@ from alerts.dispatch import DispatchReport, Notifier, build_notifiers, send_pend
 from alerts.email import EmailNotifier
 from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules
+from alerts.settings import AlertRule, DiscordChannel, SmtpChannel
 from db.models import AlertRow
-from rigscout.config import AlertRule, DiscordChannel, SmtpChannel
 from tests.alerts.factories import add_listings, make_deal, make_rule
 from tests.support.smtp_server import Received, SmtpServer, closed_port, running_smtp_server
 from tests.support.webhook_server import Reply, WebhookServer, running_webhook_server
@@ -30,7 +30,7 @@ from tests.support.webhook_server import Reply, WebhookServer, running_webhook_s
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from rigscout.models import Deal
+    from core.models import Deal
 
 RULE = make_rule(channels=("mail", "discord"))
 
@@ -146,12 +146,12 @@ def test_a_listing_is_alerted_again_only_after_its_price_drops_5_percent(session
     mailed_prices = [_mailed_price(r) for r in rig.smtp.received]
     posted_prices = [body["embeds"][0]["fields"][0]["value"] for body in rig.webhook.delivered]
     # The re-alert says what the buyer was told last time and how far the price fell since.
-    assert mailed_prices == ["200.00 USD", "was 200.00 USD, now 190.00 USD (−5 %)"]
-    assert posted_prices == ["200.00 USD", r"was 200.00 USD, now 190.00 USD \(−5 %\)"]
+    assert mailed_prices == ["$200.00", "was $200.00, now $190.00 (−5 %)"]
+    assert posted_prices == ["$200.00", r"was $200.00, now $190.00 \(−5 %\)"]
     first, second = (_plain(r) for r in rig.smtp.received)
-    assert "· 200.00 USD landed per unit ·" in first
+    assert "· $200.00 landed per unit ·" in first
     assert "was" not in first
-    assert "· was 200.00 USD, now 190.00 USD (−5 %) landed per unit ·" in second
+    assert "· was $200.00, now $190.00 (−5 %) landed per unit ·" in second
 
 
 def test_a_second_price_drop_is_measured_from_the_last_alert_sent(session, now, rig):
@@ -164,15 +164,15 @@ def test_a_second_price_drop_is_measured_from_the_last_alert_sent(session, now, 
         )
 
     assert [_mailed_price(r) for r in rig.smtp.received] == [
-        "200.00 USD",
-        "was 200.00 USD, now 180.00 USD (−10 %)",
-        "was 180.00 USD, now 171.00 USD (−5 %)",
-        "was 171.00 USD, now 150.00 USD (−12 %)",
+        "$200.00",
+        "was $200.00, now $180.00 (−10 %)",
+        "was $180.00, now $171.00 (−5 %)",
+        "was $171.00, now $150.00 (−12 %)",
     ]
     assert [body["embeds"][0]["fields"][0]["value"] for body in rig.webhook.delivered][1:] == [
-        r"was 200.00 USD, now 180.00 USD \(−10 %\)",
-        r"was 180.00 USD, now 171.00 USD \(−5 %\)",
-        r"was 171.00 USD, now 150.00 USD \(−12 %\)",
+        r"was $200.00, now $180.00 \(−10 %\)",
+        r"was $180.00, now $171.00 \(−5 %\)",
+        r"was $171.00, now $150.00 \(−12 %\)",
     ]
 
 
@@ -188,11 +188,11 @@ def test_a_pending_price_drop_refreshed_before_sending_keeps_the_price_last_sent
     send_pending(session, rig.both(), now=now + timedelta(days=1))
 
     assert [_mailed_price(r) for r in rig.smtp.received] == [
-        "200.00 USD",
-        "was 200.00 USD, now 170.00 USD (−15 %)",
+        "$200.00",
+        "was $200.00, now $170.00 (−15 %)",
     ]
     assert rig.webhook.delivered[1]["embeds"][0]["fields"][0]["value"] == (
-        r"was 200.00 USD, now 170.00 USD \(−15 %\)"
+        r"was $200.00, now $170.00 \(−15 %\)"
     )
 
 

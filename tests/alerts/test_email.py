@@ -11,9 +11,9 @@ import pytest
 
 from alerts.dispatch import send_test_message
 from alerts.email import EmailNotifier
-from rigscout.config import SmtpChannel
-from rigscout.errors import AlertError
-from rigscout.models import BuyingFormat
+from alerts.settings import SmtpChannel
+from core.errors import AlertError
+from core.models import BuyingFormat
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 from tests.support.smtp_server import (
     closed_port,
@@ -67,7 +67,7 @@ def test_a_digest_arrives_as_one_mail_with_plain_and_html_parts():
     bodies = _bodies(received.message)
     assert received.mail_from == "rigscout@example.com"
     assert received.rcpt_tos == ["me@example.com", "you@example.com"]
-    assert received.message["Subject"] == "rigscout: 4 new deals, from 180.00 USD"
+    assert received.message["Subject"] == "rigscout: 4 new deals, from $180.00"
     assert set(bodies) == {"text/plain", "text/html"}
     assert all(deal.url in bodies["text/html"] for deal in deals)
     assert "<script>" not in bodies["text/html"]
@@ -84,7 +84,7 @@ def test_immediate_mode_sends_one_mail_per_deal():
     # drop the folding whitespace, Python's parser keeps one leading space.
     subjects = [str(r.message["Subject"]).lstrip() for r in server.received]
     assert subjects == [
-        f"rigscout: GPU {i} at 180.00 USD (31 % under market (12 sold), strong evidence)"
+        f"rigscout: GPU {i} at $180.00 (31 % under market (12 sold), strong evidence)"
         for i in (1, 2, 3)
     ]
 
@@ -106,12 +106,12 @@ def test_an_auction_with_estimated_freight_arrives_as_its_likely_end():
         EmailNotifier(_channel(server.port, mode="immediate")).send([deal])
 
     (received,) = server.received
-    landed = "likely 125.00–140.00 USD (current bid 108.00 USD) incl. estimated freight"
+    landed = "likely $125.00–$140.00 (current bid $108.00) incl. estimated freight"
     subject = str(received.message["Subject"]).lstrip()
     # The subject is cut to 150 characters, so the evidence tier at its end may not fit.
     assert subject.startswith(f"rigscout: Tesla V100 SXM2 16GB at {landed} (49 % under market")
     assert len(subject) <= 150
-    assert "132.00 USD" not in subject
+    assert "$132.00" not in subject
     bodies = _bodies(received.message)
     assert (
         f"{landed} landed per unit · 49 % under market (12 sold), thin evidence"
@@ -236,7 +236,7 @@ def test_non_ascii_titles_arrive_intact():
         )
 
     (received,) = server.received
-    assert received.message["Subject"].startswith("rigscout: V100 « SXM2 » at 180.00 USD")
+    assert received.message["Subject"].startswith("rigscout: V100 « SXM2 » at $180.00")
     assert title in _bodies(received.message)["text/plain"]
 
 

@@ -18,7 +18,7 @@ from tests.alerts.factories import add_listings, make_deal, make_rule
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from rigscout.config import AlertRule
+    from alerts.settings import AlertRule
 
 
 def _outbox(session: Session) -> list[tuple[int, str, str, Decimal]]:

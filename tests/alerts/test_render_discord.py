@@ -15,7 +15,7 @@ from alerts.render_discord import (
     render_discord_payloads,
     units,
 )
-from rigscout.models import BuyingFormat
+from core.models import BuyingFormat
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 
 ZWSP = "\u200b"
@@ -78,7 +78,7 @@ def test_an_embed_carries_link_price_discount_reason_and_thumbnail():
     assert embed["thumbnail"] == {"url": "https://i.ebayimg.com/images/g/abc/s-l500.jpg"}
     assert embed["description"] == "31 % under the 30-day sold median of 12 sales"
     assert {f["name"]: f["value"] for f in embed["fields"]} == {
-        "Landed unit price": "180.00 USD",
+        "Landed unit price": "$180.00",
         "Discount": r"31 % under market \(12 sold\), strong evidence",
         "SKU": "Tesla V100 SXM2 16GB",
     }
@@ -99,22 +99,22 @@ def test_an_embed_carries_link_price_discount_reason_and_thumbnail():
                 "discount": 0.49,
                 "evidence": "thin",
             },
-            r"likely 125.00–140.00 USD \(current bid 108.00 USD\)",
+            r"likely $125.00–$140.00 \(current bid $108.00\)",
             r"49 % under market \(12 sold\), thin evidence",
         ),
         (
             {"freight_estimated": True},
-            "180.00 USD incl. estimated freight",
+            "$180.00 incl. estimated freight",
             r"31 % under market \(12 sold\), strong evidence",
         ),
         (
             {"landed_unit_price": Decimal("171.00"), "previous_price": Decimal("190.00")},
-            r"was 190.00 USD, now 171.00 USD \(−10 %\)",
+            r"was $190.00, now $171.00 \(−10 %\)",
             r"31 % under market \(12 sold\), strong evidence",
         ),
         (
             {"baseline_source": "asking", "baseline_count": 6, "evidence": "asking"},
-            "180.00 USD",
+            "$180.00",
             r"31 % under market \(6 asking\), asking evidence",
         ),
     ],

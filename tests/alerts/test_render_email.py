@@ -11,13 +11,13 @@ import pytest
 
 from alerts.format import format_discount, format_landed
 from alerts.render_email import render_email_digest, render_subject
-from rigscout.models import BuyingFormat
+from core.models import BuyingFormat
 from tests.alerts.factories import HOSTILE_TITLE, make_deal
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
 
-    from rigscout.models import Deal
+    from core.models import Deal
 
 
 def _roundtrip(deals: list[Deal], subject: str = "rigscout: deals") -> EmailMessage:
@@ -44,10 +44,10 @@ def test_a_digest_has_a_plain_text_part_and_an_html_table_with_one_row_per_deal(
         assert deal.url in parts["text/plain"]
         assert f'<a href="{deal.url}">{deal.title}</a>' in parts["text/html"]
     assert parts["text/html"].count("<tr>") == len(deals) + 1
-    assert "180.00 USD" in parts["text/html"]
+    assert "$180.00" in parts["text/html"]
     assert "31 % under market (12 sold), strong evidence" in parts["text/html"]
     assert (
-        "Tesla V100 SXM2 16GB · 180.00 USD landed per unit · "
+        "Tesla V100 SXM2 16GB · $180.00 landed per unit · "
         "31 % under market (12 sold), strong evidence"
     ) in parts["text/plain"]
 
@@ -103,10 +103,10 @@ def test_a_title_with_line_breaks_cannot_inject_headers(title):
     [
         (
             1,
-            "rigscout: Tesla V100 SXM2 16GB at 180.00 USD "
+            "rigscout: Tesla V100 SXM2 16GB at $180.00 "
             "(31 % under market (12 sold), strong evidence)",
         ),
-        (3, "rigscout: 3 new deals, from 150.00 USD"),
+        (3, "rigscout: 3 new deals, from $150.00"),
     ],
 )
 def test_the_subject_names_the_single_deal_or_counts_several(count, expected):
@@ -131,25 +131,25 @@ AUCTION = {
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [
-        ({}, "180.00 USD"),
-        (AUCTION, "likely 125.00–140.00 USD (current bid 108.00 USD)"),
+        ({}, "$180.00"),
+        (AUCTION, "likely $125.00–$140.00 (current bid $108.00)"),
         ({**AUCTION, "predicted_high": Decimal("125.00")},
-         "likely 125.00 USD (current bid 108.00 USD)"),
+         "likely $125.00 (current bid $108.00)"),
         ({**AUCTION, "predicted_low": Decimal("1250"), "predicted_high": Decimal("1400")},
-         "likely 1,250.00–1,400.00 USD (current bid 108.00 USD)"),
-        ({"freight_estimated": True}, "180.00 USD incl. estimated freight"),
+         "likely $1,250–$1,400 (current bid $108.00)"),
+        ({"freight_estimated": True}, "$180.00 incl. estimated freight"),
         ({**AUCTION, "freight_estimated": True},
-         "likely 125.00–140.00 USD (current bid 108.00 USD) incl. estimated freight"),
-        ({"previous_price": Decimal("200.00")}, "was 200.00 USD, now 180.00 USD (−10 %)"),
+         "likely $125.00–$140.00 (current bid $108.00) incl. estimated freight"),
+        ({"previous_price": Decimal("200.00")}, "was $200.00, now $180.00 (−10 %)"),
         ({"landed_unit_price": "1500", "previous_price": Decimal("1999.99")},
-         "was 1,999.99 USD, now 1,500.00 USD (−25 %)"),
+         "was $2,000, now $1,500 (−25 %)"),
         ({"previous_price": Decimal("200.00"), "freight_estimated": True},
-         "was 200.00 USD, now 180.00 USD incl. estimated freight (−10 %)"),
+         "was $200.00, now $180.00 incl. estimated freight (−10 %)"),
         # Not a drop: a previous price at or below today's says nothing.
-        ({"previous_price": Decimal("180.00")}, "180.00 USD"),
-        ({"previous_price": Decimal("150.00")}, "180.00 USD"),
+        ({"previous_price": Decimal("180.00")}, "$180.00"),
+        ({"previous_price": Decimal("150.00")}, "$180.00"),
         # A fixed-price listing shows its price even if a range was left on it.
-        ({"predicted_low": Decimal("125.00"), "predicted_high": Decimal("140.00")}, "180.00 USD"),
+        ({"predicted_low": Decimal("125.00"), "predicted_high": Decimal("140.00")}, "$180.00"),
     ],
 )  # fmt: skip
 def test_the_landed_price_reads_as_predicted_estimated_or_dropped(changes, expected):
@@ -177,13 +177,13 @@ def test_an_auction_mail_shows_its_likely_end_not_a_fixed_price():
     subject = render_subject([deal])
     parts = _parts(_roundtrip([deal], subject=subject))
 
-    landed = "likely 125.00–140.00 USD (current bid 108.00 USD) incl. estimated freight"
+    landed = "likely $125.00–$140.00 (current bid $108.00) incl. estimated freight"
     assert subject == (
         f"rigscout: Tesla V100 SXM2 16GB at {landed} (49 % under market (12 sold), thin evidence)"
     )
     assert f"Tesla V100 SXM2 16GB · {landed} landed per unit · 49 % under" in parts["text/plain"]
     assert f">{landed}</td>" in parts["text/html"]
-    assert "132.00 USD" not in subject + parts["text/plain"] + parts["text/html"]
+    assert "$132.00" not in subject + parts["text/plain"] + parts["text/html"]
 
 
 def test_a_price_drop_mail_says_what_it_was_and_what_it_is_now():
@@ -192,7 +192,7 @@ def test_a_price_drop_mail_says_what_it_was_and_what_it_is_now():
     subject = render_subject([deal])
     parts = _parts(_roundtrip([deal], subject=subject))
 
-    drop = "was 190.00 USD, now 171.00 USD (−10 %)"
+    drop = "was $190.00, now $171.00 (−10 %)"
     assert subject.startswith(f"rigscout: Tesla V100 SXM2 16GB at {drop} (31 % under market")
     assert f"· {drop} landed per unit ·" in parts["text/plain"]
     assert f">{drop}</td>" in parts["text/html"]

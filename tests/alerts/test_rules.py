@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from alerts.rules import Match, match_rules
-from rigscout.models import Category
+from core.models import Category
 from tests.alerts.factories import make_deal, make_rule
 
 P40 = {"sku": "p40-24gb", "sku_name": "Tesla P40 24GB", "category": Category.GPU}

@@ -9,15 +9,15 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
+from core.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
+from core.settings import RankSettings
 from db.auction_rows import load_watched_auctions
 from db.store import save_ended, save_listings
 from ranking.auction import predict_final
 from ranking.auction_watch import BidSeen
 from ranking.rows import SoldRow
-from rigscout.config import RankSettings
-from rigscout.deals import load_ranking
-from rigscout.jobs import load_skus
-from rigscout.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
+from rigscout.jobs.daily import load_skus
+from rigscout.jobs.deals import load_ranking
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"

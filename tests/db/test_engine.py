@@ -8,9 +8,9 @@ import socket
 import pytest
 from sqlalchemy import text
 
+from core.errors import StoreError
 from db.engine import open_engine, session_factory
 from db.models import RunRow
-from rigscout.errors import StoreError
 
 
 def free_port() -> int:

@@ -18,13 +18,13 @@ from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session
 
+from core.models import BuyingFormat, Category, Kind, Listing, Normalized
 from db.engine import open_engine
 from db.migrate import alembic_config, current_revision, head_revision, upgrade
 from db.models import AlertRow, ListingRow, ObservationRow, SaleRow
 from db.store import save_listings
 from db.types import InexactAmountError, from_units, to_units
-from rigscout.export import ExportFilter, export_listings, export_prices
-from rigscout.models import BuyingFormat, Category, Kind, Listing, Normalized
+from rigscout.outputs.export import ExportFilter, export_listings, export_prices
 from tests.db.test_migrate import schema_differences
 from tests.db_fixtures import throwaway_pg_database
 

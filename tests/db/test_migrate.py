@@ -8,11 +8,11 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
+from core.errors import StoreError
 from db.engine import open_engine
 from db.migrate import current_revision, head_revision, upgrade
 from db.models import Base, RunRow
 from db.runs import start_run
-from rigscout.errors import StoreError
 
 
 def schema_differences(engine) -> list[object]:

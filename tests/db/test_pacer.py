@@ -10,8 +10,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from core.settings import CollectorSettings
 from db.pacer import DatabasePacer
-from rigscout.config import CollectorSettings
 from scraper.http import PoliteFetcher
 from tests.support.fake_ebay import FakeEbay
 

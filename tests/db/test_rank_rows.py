@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from core.models import Included
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
-from rigscout.models import Included
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy.orm import Session
 
+from core.errors import StoreError
 from db.runs import (
     STALE_AFTER,
     RunCounts,
@@ -15,7 +16,6 @@ from db.runs import (
     save_interrupted_runs,
     start_run,
 )
-from rigscout.errors import StoreError
 
 
 def test_a_started_run_is_visible_to_other_sessions_at_once(engine, now):

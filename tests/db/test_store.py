@@ -12,6 +12,8 @@ import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
+from core.errors import StoreError
+from core.models import BuyingFormat, Category, Kind, Listing, Normalized
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.store import (
     SaveCounts,
@@ -22,8 +24,6 @@ from db.store import (
     save_normalization,
     save_sales_import,
 )
-from rigscout.errors import StoreError
-from rigscout.models import BuyingFormat, Category, Kind, Listing, Normalized
 
 V100 = Normalized(
     title="NVIDIA Tesla V100 SXM2 16GB", sku="v100-sxm2-16gb", category=Category.GPU, kind=Kind.ITEM

@@ -6,10 +6,10 @@ from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 
+from core.models import BuyingFormat, Category, Kind, Listing, Normalized
 from db.store import save_listings
 from db.unmatched import load_unmatched_listings
 from ranking.unmatched import UnmatchedListing
-from rigscout.models import BuyingFormat, Category, Kind, Listing, Normalized
 
 
 def listing(item_id: str, title: str, price: str) -> Listing:

@@ -6,8 +6,8 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+from core.models import Included
 from ranking.rows import ActiveRow, SoldRow
-from rigscout.models import Included
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 _ids = itertools.count(1)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from core.errors import NormalizeError
+from core.models import Category, Included, Kind, Normalized
 from ranking.accuracy import (
     COLUMNS,
     AccuracyReport,
@@ -16,8 +18,6 @@ from ranking.accuracy import (
     render_accuracy_report,
     score_accuracy,
 )
-from rigscout.errors import NormalizeError
-from rigscout.models import Category, Included, Kind, Normalized
 from tests.conftest import FIXTURES, SHARED
 
 if TYPE_CHECKING:

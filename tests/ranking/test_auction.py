@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from core.settings import RankSettings
 from ranking.auction import (
     AuctionSnapshot,
     fit_auction_model,
@@ -23,7 +24,6 @@ from ranking.auction_bids import (
 )
 from ranking.auction_watch import BidSeen, WatchedAuction, watched_snapshots
 from ranking.rows import SoldRow
-from rigscout.config import RankSettings
 from tests.conftest import SAMPLES
 
 DAY = timedelta(days=1)

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from core.errors import NormalizeError
+from core.models import Category
 from ranking.catalog import CATALOG_DIR, Catalog, Sku, load_catalog
-from rigscout.errors import NormalizeError
-from rigscout.models import Category
 from tests.conftest import SHARED
 
 if TYPE_CHECKING:

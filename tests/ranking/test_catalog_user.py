@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import pytest
 from click.testing import CliRunner
 
+from core.errors import ConfigError
 from ranking.catalog_user import load_user_catalog, user_normalizer
 from ranking.normalize import normalize_title
-from rigscout.cli import cli
-from rigscout.config import load_settings
-from rigscout.errors import ConfigError
+from rigscout.cli.main import cli
+from rigscout.config.load import load_settings
 
 if TYPE_CHECKING:
     from pathlib import Path

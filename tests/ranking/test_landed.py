@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
+from core.settings import RankSettings
 from ranking.landed import Landed, fx_rate, landed_unit_price
-from rigscout.config import RankSettings
 
 EUR_USER = RankSettings(
     currency="EUR",

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
+from core.settings import RankSettings
 from ranking.market import sale_weight, score_market, weighted_median
-from rigscout.config import RankSettings
 from tests.ranking.rows import NOW, sales, sold
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.models import Category, Included, Kind
 from ranking.catalog import load_catalog
 from ranking.normalize import Normalizer, normalize_title
-from rigscout.models import Category, Included, Kind
 
 CASES = tomllib.loads((Path(__file__).with_name("normalizer_cases.toml")).read_text("utf-8"))[
     "case"

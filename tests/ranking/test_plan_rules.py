@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
+from core.errors import ConfigError
+from core.models import Category
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import FIT_FILE, load_fits, load_plan_rules, parse_fit_row
-from rigscout.errors import ConfigError
-from rigscout.models import Category
 from tests.conftest import SHARED
 
 CATALOG = list(load_catalog())

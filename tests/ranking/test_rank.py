@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
+from core.errors import ConfigError
+from core.settings import RankSettings
 from ranking.auction import AuctionPrediction
 from ranking.catalog import load_catalog
 from ranking.rank import RankFilters, price_rows, rank_priced, rank_rows
-from rigscout.config import RankSettings
-from rigscout.errors import ConfigError
 from tests.ranking.rows import NOW, active, sales
 
 CATALOG = {s.sku: s for s in load_catalog()}
@@ -51,7 +51,7 @@ def test_a_listing_under_a_strong_market_is_a_deal_with_its_numbers():
     assert best.discount == pytest.approx(1 - 139 / 203, abs=1e-4)
     assert (best.evidence, best.needs_host, best.flags) == ("strong", "SXM2", ())
     assert best.reason.startswith(
-        "NVIDIA Tesla V100 SXM2 16GB at $139 landed, 32% under the 30-day sold median of $203 "
+        "NVIDIA Tesla V100 SXM2 16GB at $139.00 landed, 32% under the 30-day sold median of $203.00 "
         "(8 sales in 30 days, spread ±"
     )
     assert "strong evidence" in best.reason
@@ -102,7 +102,7 @@ def test_a_running_auction_is_ranked_at_its_predicted_end_not_its_current_bid():
     assert auction.current_bid == Decimal("20.00")
     assert auction.landed_unit_price > Decimal(150)  # five days out it ends near the market
     assert ranking.deals[0].listing_id == fixed.listing_id  # no longer 100 points on a $20 bid
-    assert "current bid $20" in auction.reason and "likely to end near" in auction.reason
+    assert "current bid $20.00" in auction.reason and "likely to end near" in auction.reason
     assert "5d 0h left" in auction.reason
 
 

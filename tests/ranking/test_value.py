@@ -6,11 +6,11 @@ from decimal import Decimal
 
 import pytest
 
+from core.errors import ConfigError
+from core.models import Category
 from ranking.catalog import Sku
 from ranking.profiles import load_profiles, parse_profiles
 from ranking.value import effective_compute, score_sku_value, value_metrics
-from rigscout.errors import ConfigError
-from rigscout.models import Category
 
 GPU = Category.GPU
 V100 = Sku(

@@ -9,7 +9,7 @@ from typing import Any
 from db.runs import RunSummary
 from ranking.catalog import load_catalog
 from ranking.market import Market
-from rigscout.report.records import AskingDay, ProfileDeals, ReportData, SoldPoint
+from rigscout.outputs.report.records import AskingDay, ProfileDeals, ReportData, SoldPoint
 from tests.alerts.factories import make_deal
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, ROOT, write_config
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from rigscout.models import Flag
-from rigscout.report.changes import score_best_prices, score_moves, score_new_lows
+from core.models import Flag
+from rigscout.outputs.report.changes import score_best_prices, score_moves, score_new_lows
 from tests.report.records import NOW, P40, V100, asking, deal, sold
 
 

@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 from decimal import Decimal
 
-from rigscout.report.charts import (
+from rigscout.outputs.report.charts import (
     MAX_POINTS,
     ValuePoint,
     nice_ticks,

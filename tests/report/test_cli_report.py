@@ -7,7 +7,7 @@ import re
 
 from click.testing import CliRunner
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, engine_url, write_config
 from tests.support.smtp_server import running_smtp_server
 

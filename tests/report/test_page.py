@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from rigscout.models import BuyingFormat, Category, Flag
-from rigscout.report.page import render_report
+from core.models import BuyingFormat, Category, Flag
+from rigscout.outputs.report.page import render_report
 from tests.alerts.factories import HOSTILE_TITLE
 from tests.report.records import NOW, P40, V100, asking, deal, report_data, run, sold
 
@@ -82,7 +82,7 @@ def test_an_auction_shows_when_it_ends_its_bid_and_its_likely_price():
 
 
 def test_other_profiles_rows_are_there_but_hidden_until_chosen():
-    from rigscout.report.records import ProfileDeals
+    from rigscout.outputs.report.records import ProfileDeals
 
     views = (
         ProfileDeals("llm-inference", "bandwidth", (deal(1),)),

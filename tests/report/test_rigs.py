@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, write_config
 
 if TYPE_CHECKING:
@@ -50,11 +50,11 @@ def test_without_saved_plans_the_report_shows_the_cheapest_64_and_96_gb_rigs(tmp
     assert "Asus ESC4000 G3 + 4x NVIDIA Tesla P100 PCIe 16GB" in small
     assert "64 GB VRAM" in small and "$12.13/GB" in small
     assert '<td class="num">$776.19</td>' in small
-    assert "$138 less than the next plan" in small  # the planner's sentence
+    assert "$137.90 less than the next plan" in small  # the planner's sentence
     assert "! item 395545513603: seller has only 2 feedback" in small
     links = re.findall(r'<a href="(https://www\.ebay\.com/itm/\d+)"[^>]*>([^<]+)</a>', small)
     assert len(links) == 5  # the server and four cards, each a link to its listing
-    assert links[0] == ("https://www.ebay.com/itm/395545513603", "host: Asus ESC4000 G3: $333")
+    assert links[0] == ("https://www.ebay.com/itm/395545513603", "host: Asus ESC4000 G3: $333.46")
     assert all(label.startswith("gpu: 1x NVIDIA Tesla P100 PCIe 16GB") for _, label in links[1:])
     parts = sum(Decimal(label.rsplit("$", 1)[1]) for _, label in links)
     assert abs(parts - Decimal("776.19")) <= len(links)  # the parts add up to the total

@@ -6,8 +6,8 @@ import threading
 
 import httpx
 
-from rigscout.report.build import save_page
-from rigscout.report.serve import open_server, serve
+from rigscout.outputs.report.build import save_page
+from rigscout.outputs.report.serve import open_server, serve
 
 
 def test_the_report_is_served_on_the_loopback_address(tmp_path):

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from rigscout.config import load_settings
-from rigscout.errors import ConfigError
+from core.errors import ConfigError
+from rigscout.config.load import load_settings
 
 
 def settings(tmp_path, body: str):

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTER = ROOT / "rigscout" / "starter.toml"
+STARTER = ROOT / "rigscout" / "config" / "starter.toml"
 DEMO = ROOT / "fixtures" / "demo"
 
 

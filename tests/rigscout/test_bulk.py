@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from rigscout.bulk import collector_paused
+from rigscout.jobs.bulk import collector_paused
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, write_config
 
 if TYPE_CHECKING:

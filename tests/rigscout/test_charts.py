@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from ranking.catalog import load_catalog
 from ranking.market import Market
-from rigscout.charts import render_history_chart, score_value_points
-from rigscout.cli import cli
+from rigscout.cli.main import cli
+from rigscout.outputs.charts import render_history_chart, score_value_points
 from tests.rigscout.helpers import DEMO, engine_url, write_config
 
 PNG = b"\x89PNG\r\n\x1a\n"

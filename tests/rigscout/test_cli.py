@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from click.testing import CliRunner
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.conftest import SAMPLES, load_sample
 
 if TYPE_CHECKING:

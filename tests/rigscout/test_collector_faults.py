@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import RunRow
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import collector_config, engine_url, serve_demo_pages, write_config
 from tests.support.fake_ebay import FakeEbay
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rigscout.config import DiscordChannel, SmtpChannel, load_settings, missing_secrets
-from rigscout.errors import ConfigError
-from rigscout.models import Mode
+from alerts.settings import DiscordChannel, SmtpChannel
+from core.errors import ConfigError
+from core.models import Mode
+from rigscout.config.load import load_settings, missing_secrets
 
-STARTER = Path(__file__).resolve().parents[2] / "rigscout" / "starter.toml"
+STARTER = Path(__file__).resolve().parents[2] / "rigscout" / "config" / "starter.toml"
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rigscout import config_schema
-from rigscout.config import _settings_from
-from rigscout.config_schema import ConfigFile
-from rigscout.errors import ConfigError
+from core.errors import ConfigError
+from rigscout.config import schema as config_schema
+from rigscout.config.load import _settings_from
+from rigscout.config.schema import ConfigFile
 
 # Real section and key names (so the fuzz reaches deep into the schema) plus a few typos.
 SECTIONS = [*ConfigFile.model_fields, "colector", "alert"]

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from rigscout.config import RankSettings, load_settings
-from rigscout.config_plans import SavedPlan
-from rigscout.errors import ConfigError
-from rigscout.plan_alerts import saved_plan_target
+from core.errors import ConfigError
+from core.settings import RankSettings
+from rigscout.config.load import load_settings
+from rigscout.config.plans import SavedPlan
+from rigscout.jobs.plan_alerts import saved_plan_target
 
 if TYPE_CHECKING:
     from pathlib import Path

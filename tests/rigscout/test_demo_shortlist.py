@@ -16,11 +16,11 @@ from db.engine import open_engine
 from db.migrate import upgrade
 from ranking.normalize import default_normalizer
 from ranking.rank import RankFilters
-from rigscout.config import load_settings
-from rigscout.deal_view import load_skus
-from rigscout.deals import load_ranking
-from rigscout.pipeline import RunPlan, run_daily
-from rigscout.wiring import normalizer_for, offline_collector
+from rigscout.cli.deal_view import load_skus
+from rigscout.config.load import load_settings
+from rigscout.jobs.deals import load_ranking
+from rigscout.jobs.pipeline import RunPlan, run_daily
+from rigscout.jobs.wiring import normalizer_for, offline_collector
 from tests.rigscout.helpers import DEMO, write_config
 
 if TYPE_CHECKING:

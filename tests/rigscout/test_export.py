@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
-import rigscout.export as export_module
+import rigscout.outputs.export as export_module
 from db.models import ListingRow, ObservationRow, SaleRow
-from rigscout.export import ExportFilter, export_listings, export_prices
+from rigscout.outputs.export import ExportFilter, export_listings, export_prices
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 

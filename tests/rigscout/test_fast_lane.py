@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
-from rigscout.cli import cli
-from rigscout.fastlane import due_searches, plan_poll_intervals
-from rigscout.models import Mode, SavedSearch
+from core.models import Mode, SavedSearch
+from rigscout.cli.main import cli
+from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
 from tests.rigscout.helpers import (
     DEMO,
     collector_config,

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import ListingRow, ObservationRow
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import (
     DEMO,
     collector_config,

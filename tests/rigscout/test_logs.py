@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from rigscout.logs import RedactingFilter, add_secrets, redact
+from rigscout.cli.logs import RedactingFilter, add_secrets, redact
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, rigscout_process, write_config
 from tests.support.smtp_server import running_smtp_server
 from tests.support.webhook_server import running_webhook_server

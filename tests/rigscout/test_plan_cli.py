@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import AlertRow
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, engine_url, write_config
 from tests.support.webhook_server import running_webhook_server
 

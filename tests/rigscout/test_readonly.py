@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, inspect
 
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.db_fixtures import throwaway_pg_database
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from rigscout.config import CollectorSettings
-from rigscout.retry import POLICIES, parse_retry_after, policy_for
+from core.retry import POLICIES, parse_retry_after, policy_for
+from core.settings import CollectorSettings
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import AlertRow, ListingRow, ObservationRow, RunRow
-from rigscout.cli import cli
+from rigscout.cli.main import cli
 from tests.rigscout.helpers import (
     DEMO,
     collector_config,

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from sqlalchemy.orm import Session
 
+from core.errors import BudgetError, FetchError, RateLimitedError
+from core.models import SavedSearch
+from core.settings import ApiSettings
 from db.state import SessionStateStore
-from rigscout.config import ApiSettings
-from rigscout.errors import BudgetError, FetchError, RateLimitedError
-from rigscout.models import SavedSearch
 from scraper.browse import (
     CALL_DEADLINE,
     RESULT_CAP,

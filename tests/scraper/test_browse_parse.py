@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from rigscout.errors import ParseError
-from rigscout.models import BuyingFormat, Listing
+from core.errors import ParseError
+from core.models import BuyingFormat, Listing
 from scraper.browse_parse import parse_item_summaries, parse_item_summary
 from tests.conftest import SAMPLES, load_sample
 

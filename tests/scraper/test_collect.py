@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from rigscout.config import CollectorSettings
-from rigscout.models import Mode, SavedSearch
+from core.models import Mode, SavedSearch
+from core.settings import CollectorSettings
 from scraper.collect import FetchedPage, collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from scraper.offline import offline_page_source

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from rigscout.config import CollectorSettings
-from rigscout.errors import BlockedError, FetchError, ParseError
-from rigscout.models import Mode, SavedSearch
+from core.errors import BlockedError, FetchError, ParseError
+from core.models import Mode, SavedSearch
+from core.settings import CollectorSettings
 from scraper.collect import SearchResult, collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from scraper.parse import parse_search_page

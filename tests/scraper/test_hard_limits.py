@@ -11,9 +11,9 @@ import time
 import httpx
 import pytest
 
-from rigscout.config import CollectorSettings
-from rigscout.errors import FetchError
-from rigscout.models import Mode, SavedSearch
+from core.errors import FetchError
+from core.models import Mode, SavedSearch
+from core.settings import CollectorSettings
 from scraper.collect import collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from tests.support.fake_ebay import FakeEbay

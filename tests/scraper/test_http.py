@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from rigscout.config import CollectorSettings
-from rigscout.errors import BlockedError, ConfigError, FetchError, RateLimitedError
+from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError
+from core.settings import CollectorSettings
 from scraper.http import PoliteFetcher
 
 URL_BASE = "https://www.ebay.com/sch/i.html"

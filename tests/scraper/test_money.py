@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rigscout.errors import ParseError
+from core.errors import ParseError
 from scraper.money import Price, Shipping, parse_price, parse_shipping
 
 D = Decimal

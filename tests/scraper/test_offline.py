@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from rigscout.errors import CollectError, ParseError
-from rigscout.models import Mode, SavedSearch
+from core.errors import CollectError, ParseError
+from core.models import Mode, SavedSearch
 from scraper.collect import collect_search
 from scraper.offline import offline_page_source
 from tests.conftest import load_sample

@@ -12,8 +12,8 @@ from decimal import Decimal
 
 from click.testing import CliRunner
 
-from rigscout.cli import cli
-from rigscout.models import BuyingFormat
+from core.models import BuyingFormat
+from rigscout.cli.main import cli
 from scraper.parse import listing_to_contract, parse_search_page
 from tests.conftest import FIXTURES, load_fixture
 

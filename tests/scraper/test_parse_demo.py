@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from rigscout.models import BuyingFormat
+from core.models import BuyingFormat
 from scraper.parse import parse_search_page
 from tests.conftest import FIXTURES
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from rigscout.errors import ParseError
-from rigscout.models import BuyingFormat, Listing
+from core.errors import ParseError
+from core.models import BuyingFormat, Listing
 from scraper.parse import parse_search_page
 from tests.conftest import load_fixture
 

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from rigscout.errors import BlockedError, ParseError
-from rigscout.models import BuyingFormat, Listing
+from core.errors import BlockedError, ParseError
+from core.models import BuyingFormat, Listing
 from scraper.parse import SearchPage, listing_to_contract, parse_search_page
 from tests.conftest import load_sample
 

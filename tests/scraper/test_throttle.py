@@ -11,7 +11,7 @@ import itertools
 
 import httpx
 
-from rigscout.config import CollectorSettings
+from core.settings import CollectorSettings
 from scraper.http import PoliteFetcher
 from tests.support.fake_ebay import FakeEbay
 

@@ -7,8 +7,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from rigscout.errors import ConfigError
-from rigscout.models import Mode, SavedSearch
+from core.errors import ConfigError
+from core.models import Mode, SavedSearch
 from scraper.urls import build_search_url
 
 P40 = SavedSearch(name="p40", query="tesla p40")

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-from rigscout.config import load_settings
+from rigscout.config.load import load_settings
 from tests.conftest import SAMPLES
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from rigscout.models import SavedSearch
+    from core.models import SavedSearch
 
 SEARCH_PATH = "/sch/i.html"
 SIGNIN_PATH = "/signin"
@@ -388,7 +388,7 @@ class _Handler(BaseHTTPRequestHandler):
 def main(argv: list[str] | None = None) -> int:
     """Serve saved pages for every search of a config file until interrupted.
 
-    ``python -m tests.support.fake_ebay fixtures/demo rigscout/starter.toml`` prints the
+    ``python -m tests.support.fake_ebay fixtures/demo rigscout/config/starter.toml`` prints the
     base URL to put in ``[collector] base_url`` for a local ``rigscout run``.
     """
     parser = argparse.ArgumentParser(prog="python -m tests.support.fake_ebay")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from rigscout.models import Listing
+    from core.models import Listing
 
 
 class MemoryStore:

@@ -1,0 +1,59 @@
+"""The eBay marketplaces, one row each in ``marketplaces.toml``: site, currency, home.
+
+Every stage asks here: the collectors for the site to search and link to, the parsers for the
+currency a page is priced in and which marketplace a page belongs to, the ranker for where a
+seller ships from without being abroad, and the config for which codes are valid.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from urllib.parse import urlsplit
+
+DEFAULT = "EBAY_US"
+
+
+@dataclass(frozen=True, slots=True)
+class Marketplace:
+    code: str  # eBay's marketplace id, as the Browse API names it: EBAY_US, EBAY_GB …
+    site: str  # https://www.ebay.com
+    currency: str  # ISO 4217
+    home: tuple[str, ...]  # places a local seller ships from
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.site).hostname or ""
+
+
+@cache
+def marketplaces() -> dict[str, Marketplace]:
+    """Every marketplace by code, in the file's order (``EBAY_US`` first)."""
+    raw = tomllib.loads(files("core").joinpath("marketplaces.toml").read_text("utf-8"))
+    return {
+        code: Marketplace(code, row["site"], row["currency"], tuple(row["home"]))
+        for code, row in raw.items()
+    }
+
+
+def marketplace(code: str) -> Marketplace:
+    """The marketplace ``code`` names, or eBay US for a code we do not know."""
+    table = marketplaces()
+    return table.get(code) or table[DEFAULT]
+
+
+def item_url(code: str, item_id: str) -> str:
+    """The item page of ``item_id`` on the marketplace's own site."""
+    return f"{marketplace(code).site}/itm/{item_id}"
+
+
+def marketplace_of_host(host: str) -> str:
+    """The marketplace whose site ``host`` is (or is under); eBay US when none is."""
+    host = host.lower()
+    for code, market in marketplaces().items():
+        domain = market.host.removeprefix("www.")
+        if host == domain or host.endswith("." + domain):
+            return code
+    return DEFAULT

@@ -1,0 +1,199 @@
+"""What every command shares: the settings it reads, the store it opens, how errors end it.
+
+Exit codes (the README's): 0 all well, 1 some searches or alert channels failed, 2 a
+configuration, usage or database error, 3 another run holds the lock, 130 interrupted.
+Each error is one line on stderr; ``-vv`` adds the traceback of an unexpected one to the log.
+
+Only click and the standard library are imported here, so ``--version``, ``parse``,
+``normalize`` and ``catalog`` start without SQLAlchemy, Alembic, httpx or pandas.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field, replace
+from functools import wraps
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from alerts.settings import DiscordChannel
+from core.errors import ConfigError, LockedError, RigscoutError, StoreError
+from rigscout.cli.logs import add_secrets, redact
+from rigscout.config.load import Settings, load_settings, resolve_config_path
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console
+    from sqlalchemy import Engine
+
+F = TypeVar("F", bound="Callable[..., Any]")
+log = logging.getLogger("rigscout")
+STARTER = Path(__file__).resolve().parents[2] / "config" / "starter.toml"
+
+EXIT_OK, EXIT_PARTIAL, EXIT_ERROR, EXIT_LOCKED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+@dataclass
+class AppContext:
+    config_option: str | None
+    _console: Console | None = field(default=None, repr=False)
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=False)
+        return self._console
+
+    def settings(self) -> Settings:
+        settings = self._load()
+        add_secrets(secret_values(settings))
+        return settings
+
+    def _load(self) -> Settings:
+        path = resolve_config_path(self.config_option, os.environ, Path.cwd())
+        if self.config_option or os.environ.get("RIGSCOUT_CONFIG") or path.exists():
+            return load_settings(path, os.environ)
+        # No config yet: the starter searches, with the default database location.
+        starter = load_settings(STARTER, os.environ)
+        defaults = load_settings(None, os.environ)
+        click.echo(
+            f"No {path.name} here: using the starter searches and "
+            f"{safe_url(defaults.database_url)} (`rigscout init` writes a config you can edit).",
+            err=True,
+        )
+        return replace(starter, database_url=defaults.database_url, config_path=None)
+
+
+pass_app = click.make_pass_decorator(AppContext)
+
+
+def secret_values(settings: Settings) -> tuple[str, ...]:
+    """Every secret the settings hold, for the log filter to mask."""
+    values = [settings.api.client_id, settings.api.client_secret]
+    for channel in settings.alerts.channels.values():
+        if isinstance(channel, DiscordChannel):
+            values.append(channel.webhook_url)
+        else:
+            values += [channel.password, channel.username]
+    return tuple(v for v in values if v)
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
+    """End the command with one line on stderr and ``code``."""
+    click.echo(f"Error: {redact(message)}", err=True)
+    sys.exit(code)
+
+
+def exit_code_for(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the one line for an exception that ends a command."""
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "interrupted (nothing half-saved: each search is all or nothing)"
+    if isinstance(exc, LockedError):
+        return EXIT_LOCKED, str(exc)
+    if isinstance(exc, ConfigError | StoreError):
+        return EXIT_ERROR, str(exc)
+    if isinstance(exc, RigscoutError):
+        return EXIT_PARTIAL, str(exc)
+    if _is_database_error(exc):
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        return EXIT_ERROR, f"database error: {reason[0] if reason else type(exc).__name__}"
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return EXIT_ERROR, f"{where}{exc.strerror or exc}"
+    log.debug("unexpected error", exc_info=exc)
+    first = str(exc).strip().splitlines()
+    detail = f": {first[0]}" if first else ""
+    return EXIT_PARTIAL, f"unexpected {type(exc).__name__}{detail} (run with -vv for details)"
+
+
+def _is_database_error(exc: BaseException) -> bool:
+    sqlalchemy = sys.modules.get("sqlalchemy.exc")
+    return sqlalchemy is not None and isinstance(exc, sqlalchemy.SQLAlchemyError)
+
+
+def handle_errors(func: F) -> F:
+    """Turn any error into one clear line and the documented exit code.
+
+    The top-level group does this for every command already; the decorator keeps commands
+    correct when they are invoked on their own (tests, other groups).
+    """
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except (Exception, KeyboardInterrupt) as exc:
+            code, message = exit_code_for(exc)
+            fail(message, code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def safe_url(url: str) -> str:
+    """A database URL with its password masked, without importing SQLAlchemy."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return url
+    return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+
+
+def open_store(settings: Settings) -> Engine:
+    """The database, created or migrated to the current schema (``init``, ``run``, ``import``)."""
+    from db.engine import open_engine
+    from db.migrate import upgrade
+
+    engine = open_engine(settings.database_url)
+    upgrade(engine)
+    return engine
+
+
+def open_existing_store(settings: Settings) -> Engine:
+    """The database for reading: never created here, only brought up to date.
+
+    A database rigscout has not initialised is refused with a pointer to ``rigscout init``,
+    and nothing is written to it (no file, no tables).
+    """
+    from db.engine import open_engine
+    from db.revisions import shipped_head, stored_revision
+
+    missing = StoreError(
+        f"no rigscout database at {safe_url(settings.database_url)} yet: "
+        "run `rigscout init` (or `rigscout run`) first"
+    )
+    sqlite_path = _sqlite_file(settings.database_url)
+    if sqlite_path is not None and not sqlite_path.exists():
+        raise missing
+    engine = open_engine(settings.database_url)
+    revision = stored_revision(engine)
+    if revision is None:
+        engine.dispose()
+        raise missing
+    if revision != shipped_head():
+        from db.migrate import upgrade
+
+        upgrade(engine)  # an older rigscout's database: migrate what already is rigscout's
+    return engine
+
+
+def _sqlite_file(url: str) -> Path | None:
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or ":memory:" in url or url.startswith(prefix + "file:"):
+        return None
+    return Path(url[len(prefix) :].split("?", 1)[0]).expanduser()
+
+
+def emit_json(value: object) -> None:
+    """``--json`` output: one indented JSON document on stdout."""
+    import json
+
+    click.echo(json.dumps(value, indent=2, default=str, ensure_ascii=False))

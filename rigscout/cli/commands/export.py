@@ -1,0 +1,227 @@
+"""Price history out of the database: ``export prices|listings`` (CSV), ``chart history|value``
+(PNG). Both only read: an uninitialised database is refused, nothing is created in it."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from core.errors import ConfigError
+from rigscout.cli.commands.app import AppContext, handle_errors, open_existing_store, pass_app
+from rigscout.cli.commands.options import CATEGORIES, check_skus, output_option, profile_option
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from datetime import datetime
+
+    from rigscout.outputs.export import ExportFilter
+
+F = TypeVar("F", bound=Any)
+DAY = click.DateTime(["%Y-%m-%d"])
+
+
+def export_options(func: F) -> F:
+    options: list[Callable[[F], F]] = [
+        click.option("--sku", "skus", multiple=True, help="Only this SKU (repeatable)."),
+        click.option("--category", type=click.Choice(CATEGORIES)),
+        click.option("--since", type=DAY, help="From this UTC day (YYYY-MM-DD)."),
+        click.option("--until", type=DAY, help="To this UTC day, inclusive."),
+        output_option("-o", "--output", help="Write to this file instead of stdout."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@contextmanager
+def _output(path: Path | None) -> Iterator[Any]:
+    if path is None:
+        yield sys.stdout
+        return
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        yield handle
+
+
+def _export_filter(
+    skus: tuple[str, ...], category: str | None, since: datetime | None, until: datetime | None
+) -> ExportFilter:
+    from rigscout.outputs.export import ExportFilter
+
+    check_skus(skus)
+    if since and until and since > until:
+        raise ConfigError(f"--since {since:%Y-%m-%d} is after --until {until:%Y-%m-%d}")
+    return ExportFilter(
+        skus=skus,
+        category=category,
+        since=since.date() if since else None,
+        until=until.date() if until else None,
+    )
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def export(ctx: click.Context) -> None:
+    """Export price history as CSV (`export prices`, the default, or `export listings`).
+
+    Example:
+
+        rigscout export prices --sku nvidia-tesla-p40 --freq week -o p40.csv
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(export_prices_cmd)
+
+
+@export.command("prices")
+@export_options
+@click.option(
+    "--freq", type=click.Choice(["day", "week", "month"]), default="day", show_default=True
+)
+@pass_app
+@handle_errors
+def export_prices_cmd(
+    app: AppContext,
+    skus: tuple[str, ...] = (),
+    category: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    output: Path | None = None,
+    freq: str = "day",
+) -> None:
+    """Landed unit price per SKU per period: count, min, median, max; sold vs active.
+
+    Example:
+
+        rigscout export prices --category gpu --since 2026-10-01 --freq week
+    """
+    from rigscout.outputs.export import export_prices
+
+    flt = _export_filter(skus, category, since, until)
+    engine = open_existing_store(app.settings())
+    with _output(output) as out:
+        rows = export_prices(engine, out, flt, freq=freq)
+    _report(rows, output)
+
+
+@export.command("listings")
+@export_options
+@pass_app
+@handle_errors
+def export_listings_cmd(
+    app: AppContext,
+    skus: tuple[str, ...],
+    category: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    output: Path | None,
+) -> None:
+    """Every price observation with its listing, as raw CSV rows.
+
+    Example:
+
+        rigscout export listings --sku nvidia-rtx-3090 -o 3090.csv
+    """
+    from rigscout.outputs.export import export_listings
+
+    flt = _export_filter(skus, category, since, until)
+    engine = open_existing_store(app.settings())
+    with _output(output) as out:
+        rows = export_listings(engine, out, flt)
+    _report(rows, output)
+
+
+def _report(rows: int, output: Path | None) -> None:
+    if rows == 0:
+        click.echo("No price history matches (no listings yet? run `rigscout run`).", err=True)
+    elif output:
+        click.echo(f"Wrote {rows} rows to {output}", err=True)
+
+
+@click.group()
+def chart() -> None:
+    """PNG charts of price history and of performance per dollar."""
+
+
+@chart.command("history")
+@click.argument("skus", nargs=-1, required=True)
+@click.option("--since", type=DAY, help="From this UTC day (YYYY-MM-DD).")
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(),
+    show_default=True,
+)
+@pass_app
+@handle_errors
+def chart_history(
+    app: AppContext, skus: tuple[str, ...], since: datetime | None, output_dir: Path
+) -> None:
+    """Sold prices (points), their rolling median (line) and the active-listing range, per SKU.
+
+    Example:
+
+        rigscout chart history nvidia-tesla-p40 nvidia-rtx-3090 -o charts/
+    """
+    from rigscout.cli.deal_view import load_skus
+    from rigscout.outputs.charts import load_history, render_history_chart
+
+    settings = app.settings()
+    check_skus(skus, settings.catalog_extra)
+    catalog = load_skus(settings.catalog_extra)
+    engine = open_existing_store(settings)
+    histories = {s: load_history(engine, s, since=since.date() if since else None) for s in skus}
+    empty = [s for s, history in histories.items() if history.empty]
+    if len(empty) == len(skus):
+        raise ConfigError(
+            f"no price history for {', '.join(empty)} yet: run `rigscout run` to collect some"
+        )
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for sku, history in histories.items():
+        if history.empty:
+            click.echo(f"{sku}: no price history yet, no chart")
+            continue
+        path = output_dir / f"history-{sku}.png"
+        title = f"{catalog[sku].name}: landed price per unit"
+        render_history_chart(history, title=title).savefig(path)
+        click.echo(f"{path}: {len(history)} price points")
+
+
+@chart.command("value")
+@profile_option()
+@click.option("--category", type=click.Choice(CATEGORIES), default="gpu", show_default=True)
+@output_option("-o", "--output", default=Path("value.png"), show_default=True)
+@pass_app
+@handle_errors
+def chart_value(app: AppContext, profile: str | None, category: str, output: Path) -> None:
+    """Performance per dollar across SKUs at today's market price (sold median, else active).
+
+    Example:
+
+        rigscout chart value --profile training -o value-training.png
+    """
+    from sqlalchemy.orm import Session
+
+    from core.clock import utcnow
+    from rigscout.cli.deal_view import load_skus
+    from rigscout.jobs.deals import load_ranking
+    from rigscout.outputs.charts import render_value_chart, score_value_points
+
+    settings = app.settings()
+    engine = open_existing_store(settings)
+    with Session(engine) as session:
+        skus = load_skus(settings.catalog_extra)
+        baselines = load_ranking(session, skus, settings.rank, now=utcnow()).markets
+    points, metric = score_value_points(
+        skus, baselines, profile or settings.rank.profile, category=category
+    )
+    if not points:
+        raise ConfigError("no SKU has a market price yet: run `rigscout run` first")
+    render_value_chart(points, metric=metric, currency=settings.rank.currency).savefig(output)
+    click.echo(f"{output}: {metric} per 1,000 {settings.rank.currency}, {len(points)} SKUs")
+
+
+COMMANDS: tuple[click.Command, ...] = (export, chart)

@@ -1,0 +1,121 @@
+"""``rigscout plan``: the cheapest complete rigs for a VRAM target from the stored listings.
+
+It only reads: on a database rigscout has not initialised it says so and creates nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from rigscout.cli.commands.app import (
+    AppContext,
+    emit_json,
+    handle_errors,
+    open_existing_store,
+    pass_app,
+)
+from rigscout.cli.commands.options import POSITIVE, money_option, profile_option
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+
+@click.command("plan")
+@click.option(
+    "--vram",
+    type=click.FloatRange(min=0, min_open=True),
+    required=True,
+    help="Total VRAM the rig needs, in GB.",
+)
+@money_option("--budget", help="Most the whole rig may cost, landed.")
+@profile_option()
+@click.option("--fp16-tflops", type=click.FloatRange(min=0), help="Least aggregate FP16 TFLOP/s.")
+@click.option("--gpus", type=POSITIVE, help="Exactly this many cards or modules.")
+@click.option(
+    "--form-factor",
+    type=click.Choice(["any", "pcie", "sxm2", "sxm4"]),
+    default="any",
+    show_default=True,
+)
+@click.option(
+    "--max-auctions",
+    type=click.IntRange(min=0),
+    help="At most this many running auctions to win.",
+)
+@click.option("--limit", type=POSITIVE, default=5, show_default=True, help="Plans to show.")
+@click.option("--workstation-slots", type=POSITIVE, help="GPU slots of your own PC (default 4).")
+@click.option("--workstation-width", type=POSITIVE, help="Widest card your PC takes (default 3).")
+@click.option("--workstation-psu", type=POSITIVE, help="Your PC's PSU watts (default 1600).")
+@click.option("--boards", is_flag=True, help="Also plan on bare GPU boards (your own chassis).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list instead of text.")
+@pass_app
+@handle_errors
+def plan(
+    app: AppContext,
+    vram: float,
+    budget: Decimal | None,
+    profile: str | None,
+    fp16_tflops: float | None,
+    gpus: int | None,
+    form_factor: str,
+    max_auctions: int | None,
+    limit: int,
+    workstation_slots: int | None,
+    workstation_width: int | None,
+    workstation_psu: int | None,
+    boards: bool,
+    as_json: bool,
+) -> None:
+    """Plan complete rigs (a host plus GPU listings) that reach a VRAM target, cheapest first.
+
+    The host is a server listing (barebones or with GPUs) or your own workstation; the
+    prices are the ranker's landed prices, auctions at their predicted end.
+
+    Example:
+
+        rigscout plan --vram 64 --budget 1500
+    """
+    from dataclasses import replace
+
+    from sqlalchemy.orm import Session
+
+    from core.clock import utcnow
+    from ranking.plan import Target
+    from ranking.plan_render import render_plan_json, render_plans_text
+    from ranking.plan_rules import load_plan_rules
+    from rigscout.jobs.plans import load_plans
+
+    settings = app.settings()
+    ws = load_plan_rules().workstation
+    ws = replace(
+        ws,
+        gpu_slots=workstation_slots or ws.gpu_slots,
+        slot_width=workstation_width or ws.slot_width,
+        psu_watts=workstation_psu or ws.psu_watts,
+    )
+    target = Target(
+        vram_gb=vram,
+        profile=profile or settings.rank.profile,
+        budget=budget,
+        fp16_tflops=fp16_tflops,
+        gpus=gpus,
+        form_factor=form_factor,
+        max_auctions=max_auctions,
+        limit=limit,
+        workstation=ws,
+        boards=boards,
+    )
+    now = utcnow()
+    with Session(open_existing_store(settings)) as session:
+        plans = load_plans(session, settings, target, now)
+    if as_json:
+        emit_json([render_plan_json(p) for p in plans])
+    elif plans:
+        click.echo(render_plans_text(plans, now))
+    else:
+        click.echo("No complete rig reaches that target with today's listings.")
+
+
+COMMANDS: tuple[click.Command, ...] = (plan,)

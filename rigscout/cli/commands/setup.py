@@ -1,0 +1,103 @@
+"""Setting rigscout up and keeping it running: ``init``, ``db upgrade``, ``schedule``."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import click
+
+from core.errors import ConfigError
+from rigscout.cli.commands.app import (
+    STARTER,
+    AppContext,
+    handle_errors,
+    open_store,
+    pass_app,
+    safe_url,
+)
+from rigscout.config.load import load_settings, resolve_config_path
+
+
+@click.command()
+@click.option("--force", is_flag=True, help="Overwrite an existing config file.")
+@pass_app
+@handle_errors
+def init(app: AppContext, force: bool) -> None:
+    """Write a commented starter config and create the database.
+
+    Example:
+
+        rigscout init && $EDITOR rigscout.toml
+    """
+    path = resolve_config_path(app.config_option, os.environ, Path.cwd())
+    if path.is_dir():
+        raise ConfigError(f"{path} is a directory; name a file with --config")
+    if path.exists() and not force:
+        click.echo(f"{path} exists; keeping it (use --force to overwrite).")
+    else:
+        try:
+            path.write_text(STARTER.read_text(encoding="utf-8"), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+        click.echo(f"Wrote {path} with {len(load_settings(path, {}).searches)} saved searches.")
+    settings = app.settings()
+    open_store(settings).dispose()
+    click.echo(f"Database ready: {safe_url(settings.database_url)}")
+
+
+@click.group()
+def db() -> None:
+    """Database maintenance: apply the schema migrations."""
+
+
+@db.command("upgrade")
+@pass_app
+@handle_errors
+def db_upgrade(app: AppContext) -> None:
+    """Apply the database migrations (run and init do this on their own).
+
+    Example:
+
+        rigscout db upgrade
+    """
+    from db.migrate import current_revision
+
+    engine = open_store(app.settings())
+    click.echo(f"Database at revision {current_revision(engine)}.")
+    engine.dispose()
+
+
+@click.command()
+@click.option(
+    "--offline",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Replay saved pages instead of eBay (for trying the daemon out).",
+)
+@click.option("--run-now", is_flag=True, help="Also run once right away.")
+@pass_app
+@handle_errors
+def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
+    """Run the daily job as a daemon on the cron trigger of [schedule] (default 06:00 daily).
+
+    Stops cleanly on SIGTERM or Ctrl-C. For cron instead, see the README.
+
+    Example:
+
+        rigscout -v schedule
+    """
+    from rigscout.jobs.scheduler import build_scheduler, serve
+
+    settings = app.settings()
+    if not logging.getLogger().isEnabledFor(logging.INFO):
+        logging.getLogger("rigscout").setLevel(logging.INFO)
+    engine = open_store(settings)
+    serve(
+        build_scheduler(
+            settings, engine, config_path=settings.config_path, offline=offline, run_now=run_now
+        )
+    )
+
+
+COMMANDS: tuple[click.Command, ...] = (init, db, schedule)

@@ -1,0 +1,190 @@
+"""Terminal output: rich tables for deals, runs and the run summary (pure: data in, Table
+out), and the run's progress bar."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from core import fmt
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from datetime import datetime
+
+    from rich.console import Console
+
+    from core.models import Deal
+    from db.runs import RunSummary
+    from rigscout.jobs.pipeline import RunReport
+
+
+def render_discount(discount: float | None) -> str:
+    if discount is None:
+        return "n/a"
+    if round(discount * 100) == 0:
+        return "0%"
+    return f"-{discount:.0%}" if discount >= 0 else f"+{-discount:.0%}"
+
+
+def render_deals_table(deals: Sequence[Deal], *, now: datetime, title: str = "Top deals") -> Table:
+    """One row per deal, 80 columns wide: what it is, its landed unit price, its place against
+    the market with the evidence behind it, its score, and what to know before buying.
+
+    Landed: ``~`` an estimated freight is included, ``*`` shipping unknown, ``→`` a running
+    auction at its predicted end (its current bid and time left are in Notes).
+    """
+    table = Table(
+        title=title,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption="→ auction at its predicted end  ~ estimated freight  * shipping unknown",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=24)
+    table.add_column("Landed", justify="right", no_wrap=True)
+    table.add_column("vs market", no_wrap=True)
+    table.add_column("Score", justify="right", no_wrap=True)
+    table.add_column("Notes", min_width=12, max_width=20)
+    for i, deal in enumerate(deals, 1):
+        lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
+        table.add_row(
+            str(i),
+            escape(lot + deal.title),
+            render_landed(deal),
+            render_market(deal),
+            f"{deal.score:.0f}",
+            escape(", ".join(render_notes(deal, now))),
+        )
+    return table
+
+
+def render_landed(deal: Deal) -> str:
+    price = fmt.money(deal.landed_unit_price, deal.currency)
+    if deal.price_basis == "predicted":
+        price = "→" + price
+    if deal.freight_estimated:
+        return "~" + price
+    return price if deal.shipping_known else price + "*"
+
+
+def render_market(deal: Deal) -> str:
+    """``-23% strong``: the discount and the evidence tier behind it; ``none`` without one."""
+    if deal.discount is None:
+        return deal.evidence
+    return f"{render_discount(deal.discount)} {deal.evidence}"
+
+
+def render_notes(deal: Deal, now: datetime) -> list[str]:
+    """Short tags: the auction's bid and time left, the host it needs, its flags."""
+    notes = []
+    if deal.current_bid is not None:
+        bid = fmt.money(deal.current_bid, deal.currency)
+        notes.append(f"bid {bid} {fmt.time_left(deal.end_time, now)}".strip())
+    if deal.needs_host:
+        notes.append(f"{deal.needs_host} host")
+    notes += [FLAG_TAGS.get(f.code, f.code.replace("_", " ")) for f in deal.flags]
+    return notes
+
+
+FLAG_TAGS = {
+    "check_before_buying": "CHECK",
+    "seller_low_feedback": "new seller",
+    "seller_no_feedback": "no feedback",
+    "ships_from_abroad": "abroad",
+    "read_description": "read desc.",
+}
+
+
+def render_deal_reasons(deals: Sequence[Deal]) -> list[str]:
+    """The sentence behind each deal, numbered like the table, with its link."""
+    return [f"{i}. {deal.reason}\n   {deal.url}" for i, deal in enumerate(deals, 1)]
+
+
+def render_run_summary(report: RunReport) -> Table:
+    table = Table(title=f"Run {report.run_id}", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    saved = report.saved
+    rows = [
+        ("searches", report.searches),
+        ("requests", report.requests),
+        ("listings seen", saved.seen),
+        ("new listings", saved.new_listings),
+        ("new price observations", saved.new_observations),
+        ("new sales", saved.new_sales),
+        ("ended / presumed sold", report.ended),
+        ("deals ranked", len(report.deals)),
+        ("alerts sent", report.alerts.total_sent if report.alerts else 0),
+        ("failed searches", len(report.failures)),
+    ]
+    for name, value in rows:
+        table.add_row(name, str(value))
+    return table
+
+
+def render_runs_table(runs: Sequence[RunSummary]) -> Table:
+    """Recent runs in 80 columns: short headers, the source cut to fit, full data in ``--json``."""
+    table = Table(
+        title="Recent runs",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+        caption="req requests, seen/new listings, chg price changes, err failed searches",
+    )
+    table.add_column("id", justify="right", no_wrap=True)
+    table.add_column("started", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("source", overflow="ellipsis", no_wrap=True, max_width=12)
+    for name in ("req", "seen", "new", "chg", "alerts", "err", "took"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for run in runs:
+        table.add_row(
+            str(run.id),
+            run.started_at.strftime("%m-%d %H:%M"),
+            run.status,
+            escape(run.source),
+            str(run.requests),
+            str(run.listings_seen),
+            str(run.listings_new),
+            str(run.observations_new),
+            str(run.alerts_sent),
+            str(len(run.errors)),
+            render_duration(run.duration.total_seconds()) if run.duration else "",
+        )
+    return table
+
+
+def render_duration(seconds: float) -> str:
+    """``8.2s``, ``14m``, ``2h05``: short enough for a table column."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f}m"
+    return f"{seconds // 3600:.0f}h{seconds % 3600 // 60:02.0f}"
+
+
+@contextmanager
+def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar over the run's steps; yields the callback that advances it."""
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("starting", total=total)
+
+        def step(label: str) -> None:
+            progress.update(task, description=label, advance=1)
+
+        yield step

@@ -1,0 +1,281 @@
+"""One typed ``Settings``, read once at the edge (the CLI and the scheduler) from a TOML file.
+
+The file is ``rigscout.toml`` in the working directory unless ``--config`` or the
+``RIGSCOUT_CONFIG`` environment variable names another. Secrets are never written in the
+file: it names the environment variables that hold them (``password_env``,
+``webhook_url_env``, ``client_id_env``), and they are read here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from alerts.settings import (
+    DEFAULT_WEBHOOK_ENV,
+    AlertRule,
+    AlertSettings,
+    Channel,
+    DiscordChannel,
+    SmtpChannel,
+)
+from core.errors import ConfigError
+from core.models import Mode, SavedSearch
+from core.settings import (
+    DEFAULT_CURRENCY,
+    DEFAULT_FREIGHT,
+    ApiSettings,
+    CollectorSettings,
+    RankSettings,
+)
+from rigscout.config.plans import SavedPlan, saved_plans
+from rigscout.config.refs import check_references
+from rigscout.outputs.report.settings import ReportSettings, report_settings
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from rigscout.config.schema import ChannelSection, ConfigFile, RuleSection, SearchSection
+
+T = TypeVar("T")
+DEFAULT_CONFIG_NAME = "rigscout.toml"
+DEFAULT_SMTP_PORT = 587
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleSettings:
+    cron: str = "0 6 * * *"
+    timezone: str = "UTC"
+    misfire_grace_seconds: int = 3600
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    database_url: str
+    searches: tuple[SavedSearch, ...] = ()
+    collector: CollectorSettings = field(default_factory=CollectorSettings)
+    api: ApiSettings = field(default_factory=ApiSettings)
+    rank: RankSettings = field(default_factory=RankSettings)
+    alerts: AlertSettings = field(default_factory=AlertSettings)
+    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
+    report: ReportSettings = field(default_factory=ReportSettings)
+    config_path: Path | None = None
+    catalog_extra: tuple[Path, ...] = ()  # the user's own catalog files ([catalog] extra)
+    plans: tuple[SavedPlan, ...] = ()  # [[plan]]: rigscout/config/plans.py
+
+
+def default_database_url(cwd: Path) -> str:
+    """``./rigscout.db`` when it exists (or a config sits here), else the user's data dir."""
+    local = cwd / "rigscout.db"
+    if local.exists() or (cwd / DEFAULT_CONFIG_NAME).exists():
+        return f"sqlite:///{local}"
+    from platformdirs import user_data_dir
+
+    data = Path(user_data_dir("rigscout", appauthor=False))
+    return f"sqlite:///{data / 'rigscout.db'}"
+
+
+def resolve_config_path(option: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
+    if option:
+        return Path(option)
+    if environ.get("RIGSCOUT_CONFIG"):
+        return Path(environ["RIGSCOUT_CONFIG"])
+    return cwd / DEFAULT_CONFIG_NAME
+
+
+def load_settings(
+    path: Path | None, environ: Mapping[str, str], *, cwd: Path | None = None
+) -> Settings:
+    """Read and check the whole TOML file at ``path`` (None: defaults) and the secrets it names.
+
+    Every problem in the file is reported at once, one line each, in a ``ConfigError``, before
+    any work starts. ``RIGSCOUT_DATABASE_URL`` in the environment overrides ``database.url``.
+    """
+    cwd = cwd or Path.cwd()
+    raw: dict[str, Any] = {}
+    if path is not None:
+        raw = read_toml(path)
+    return _settings_from(raw, environ, cwd, path)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file; a missing, unreadable or malformed file is one ConfigError line."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist (run `rigscout init`)") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory, not a file") from None
+    except PermissionError:
+        raise ConfigError(f"config file {path} cannot be read (permission denied)") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a text file (expected UTF-8 TOML)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def validate_config(raw: Mapping[str, Any], source: str) -> ConfigFile:
+    """The file checked against ``rigscout.config.schema``: types, ranges and unknown keys."""
+    from pydantic import ValidationError
+
+    from rigscout.config.schema import ConfigFile
+
+    try:
+        return ConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        from rigscout.config.errors import render_validation_error
+
+        raise ConfigError(
+            "\n".join(render_validation_error(exc, ConfigFile, raw, source))
+        ) from None
+
+
+def _settings_from(
+    raw: dict[str, Any], environ: Mapping[str, str], cwd: Path, path: Path | None
+) -> Settings:
+    source = path.name if path else "configuration"
+    model = validate_config(raw, source)
+    base = path.parent if path else cwd
+    catalog_extra = tuple(base / name for name in model.catalog.extra or ())
+    # Names that must exist: channels, SKUs (the user's own included), profiles.
+    check_references(model, source, catalog_extra=catalog_extra)
+    url = environ.get("RIGSCOUT_DATABASE_URL") or model.database.url or default_database_url(cwd)
+    return Settings(
+        database_url=_resolve_sqlite_path(url, base),
+        searches=_searches(model.search, source),
+        collector=_build(CollectorSettings, model.collector.model_dump(exclude_unset=True)),
+        api=_api(model, environ),
+        rank=_rank(model),
+        alerts=_alerts(model, environ),
+        schedule=_build(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
+        report=report_settings(model.report, base),
+        config_path=path,
+        catalog_extra=catalog_extra,
+        plans=saved_plans(model.plan, model.alerts.channels or {}),
+    )
+
+
+def _build(cls: type[T], values: Mapping[str, Any]) -> T:
+    """``cls(**values)`` for the keys the dataclass knows; the rest belong to other readers."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in values.items() if k in known})
+
+
+def _resolve_sqlite_path(url: str, base: Path) -> str:
+    """Relative SQLite paths in the file are relative to the file, not to the caller's cwd."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
+        return prefix + str((base / url[len(prefix) :]).resolve())
+    return url
+
+
+def _searches(sections: list[SearchSection], source: str) -> tuple[SavedSearch, ...]:
+    searches = []
+    for s in sections:
+        values = s.model_dump(exclude_unset=True, exclude={"modes"})
+        values["name"] = s.name or s.query
+        if s.modes is not None:
+            values["modes"] = tuple(Mode(m) for m in dict.fromkeys(s.modes))
+        searches.append(SavedSearch(**values))
+    return tuple(searches)
+
+
+def _secret(environ: Mapping[str, str], variable: str | None, default: str) -> str | None:
+    return environ.get(variable or default) or None
+
+
+def _api(model: ConfigFile, environ: Mapping[str, str]) -> ApiSettings:
+    section = model.ebay_api
+    return _build(
+        ApiSettings,
+        {
+            **section.model_dump(
+                exclude_unset=True, exclude={"client_id_env", "client_secret_env"}
+            ),
+            "client_id": _secret(environ, section.client_id_env, "EBAY_CLIENT_ID"),
+            "client_secret": _secret(environ, section.client_secret_env, "EBAY_CLIENT_SECRET"),
+        },
+    )
+
+
+def _rank(model: ConfigFile) -> RankSettings:
+    section = model.rank
+    values = section.model_dump(exclude_unset=True, exclude={"fx", "freight"})
+    fx = dict(section.fx or {})
+    fx_date = fx.pop("date", None)
+    if isinstance(fx_date, str):
+        fx_date = date.fromisoformat(fx_date)
+    currency = section.currency or DEFAULT_CURRENCY
+    rates = {k.upper(): Decimal(str(v)) for k, v in fx.items()}
+    rates.setdefault(currency, Decimal(1))
+    freight = {**DEFAULT_FREIGHT}
+    if section.freight:
+        freight.update(section.freight.model_dump(exclude_none=True))
+    return _build(
+        RankSettings, {**values, "fx_rates": rates, "fx_date": fx_date, "freight": freight}
+    )
+
+
+def _channel(name: str, section: ChannelSection, environ: Mapping[str, str]) -> Channel:
+    from rigscout.config.schema import EmailChannelSection
+
+    if isinstance(section, EmailChannelSection):
+        values = section.model_dump(
+            exclude_unset=True, exclude={"type", "sender", "to", "username_env", "password_env"}
+        )
+        return _build(
+            SmtpChannel,
+            {
+                **values,
+                "name": name,
+                "port": section.port or DEFAULT_SMTP_PORT,
+                "sender": section.sender,
+                "recipients": tuple(section.to),
+                "username": _secret(environ, section.username_env, "RIGSCOUT_SMTP_USER"),
+                "password": _secret(environ, section.password_env, "RIGSCOUT_SMTP_PASSWORD"),
+            },
+        )
+    variable = section.webhook_url_env or DEFAULT_WEBHOOK_ENV
+    values = section.model_dump(exclude_unset=True, exclude={"type"})
+    return _build(
+        DiscordChannel,
+        {
+            **values,
+            "name": name,
+            "webhook_url": environ.get(variable, ""),
+            "webhook_url_env": variable,
+        },
+    )
+
+
+def _rule(i: int, section: RuleSection, channels: Mapping[str, Channel]) -> AlertRule:
+    values = section.model_dump(exclude_unset=True, exclude={"name", "channels", "sku"})
+    return AlertRule(
+        name=section.name or f"rule-{i}",
+        channels=tuple(section.channels if section.channels is not None else channels),
+        skus=tuple(section.sku or ()),
+        **values,
+    )
+
+
+def _alerts(model: ConfigFile, environ: Mapping[str, str]) -> AlertSettings:
+    section = model.alerts
+    channels = {n: _channel(n, c, environ) for n, c in (section.channels or {}).items()}
+    rules = tuple(_rule(i, r, channels) for i, r in enumerate(section.rule or [], 1))
+    values = section.model_dump(exclude_unset=True, include={"price_drop"})
+    return _build(AlertSettings, {**values, "rules": rules, "channels": channels})
+
+
+def missing_secrets(channels: Mapping[str, Channel]) -> list[str]:
+    """One line per channel that cannot send because its secret variable is not set."""
+    return [
+        f"alert channel {c.name!r}: environment variable {c.webhook_url_env} is not set"
+        for c in channels.values()
+        if isinstance(c, DiscordChannel) and not c.webhook_url
+    ]

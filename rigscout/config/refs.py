@@ -1,0 +1,73 @@
+"""Checks across the config file: names that must exist elsewhere.
+
+Rules and plans name channels, catalog SKUs and profiles; searches need distinct names; the
+schedule needs a real time zone and a five-field cron line. Each problem is one line, with
+the closest valid name when there is one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from rigscout.config.schema import ConfigFile
+
+
+def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[Path] = ()) -> None:
+    """Names that must exist elsewhere: channels, catalog SKUs, profiles, the time zone."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from ranking.catalog import load_catalog
+    from ranking.catalog_user import load_user_catalog
+    from ranking.profiles import load_profiles
+
+    problems: list[str] = []
+    channels = set(model.alerts.channels or {})
+    profiles = load_profiles().profiles
+    catalog = load_user_catalog(catalog_extra).catalog if catalog_extra else load_catalog()
+    skus = {s.sku for s in catalog}
+
+    def refuse(where: str, kind: str, names: list[str], known: set[str], hint: str = "") -> None:
+        for name in names:
+            if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+                guess = f" (did you mean {close[0]}?)" if close else hint
+                problems.append(f"{source}: {where}: unknown {kind} {name!r}{guess}")
+
+    for i, rule in enumerate(model.alerts.rule or [], 1):
+        where = f"[[alerts.rule]] #{i}" + (f" ({rule.name})" if rule.name else "")
+        refuse(where, "channel", rule.channels or [], channels, " (see [alerts.channels.*])")
+        refuse(where, "SKU", rule.sku or [], skus, " (see `rigscout catalog`)")
+        refuse(where, "profile", [rule.profile] if rule.profile else [], set(profiles))
+    for i, plan in enumerate(model.plan, 1):
+        where = f"[[plan]] #{i}" + (f" ({plan.name})" if plan.name else "")
+        refuse(where, "channel", plan.channels or [], channels, " (see [alerts.channels.*])")
+        refuse(where, "profile", [plan.profile] if plan.profile else [], set(profiles))
+    refuse("[rank]", "profile", [model.rank.profile] if model.rank.profile else [], set(profiles))
+    refuse("[report]", "profile", model.report.profiles or [], set(profiles))
+    names = [s.name or s.query for s in model.search]
+    problems += [
+        f"{source}: [[search]]: two searches are named {n!r}"
+        for n in sorted({n for n in names if names.count(n) > 1})
+    ]
+    if model.schedule.timezone:
+        try:
+            ZoneInfo(model.schedule.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            problems.append(
+                f"{source}: [schedule] timezone = {model.schedule.timezone!r}: "
+                "not a time zone (e.g. UTC, Europe/Berlin)"
+            )
+    if model.schedule.cron and len(model.schedule.cron.split()) != 5:
+        problems.append(
+            f"{source}: [schedule] cron = {model.schedule.cron!r}: expected five fields "
+            '(minute hour day month weekday), e.g. "0 6 * * *"'
+        )
+    if problems:
+        raise ConfigError("\n".join(problems))

@@ -1,0 +1,303 @@
+"""The shape of ``rigscout.toml`` as pydantic models: every section, key, type and range.
+
+Validation only; ``rigscout.config.load`` turns the checked file into the frozen ``Settings`` the
+rest of rigscout reads, and ``rigscout.config.errors`` turns pydantic's errors into one line
+each. Every section refuses unknown keys. Defaults are not repeated here: a key left out stays
+unset and the ``Settings`` dataclasses supply the default, so each default lives in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from core.marketplaces import marketplaces
+
+CATEGORIES = ("gpu", "server", "board")
+# Keys whose value would be a secret: the file names an environment variable instead.
+SECRET_KEYS = ("password", "username", "webhook_url", "client_id", "client_secret")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CURRENCY = re.compile(r"[A-Za-z]{3}")
+
+
+def _to_decimal(value: object) -> Decimal:
+    """TOML numbers (``250``, ``0.05``) as exact Decimals; strings and booleans are refused."""
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{_show(value)} is not a number (write it without quotes)")
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError(f"{_show(value)} is not a number") from None
+
+
+def _env_name(value: str) -> str:
+    """A variable name, checked without ever repeating the value (it may be the secret)."""
+    if "://" in value:
+        raise ValueError("that looks like a URL, not a variable name (put the URL in the variable)")
+    if not _ENV_NAME.fullmatch(value):
+        raise ValueError("expected an environment variable name (letters, digits and _)")
+    return value
+
+
+def _currency(value: str) -> str:
+    if not _CURRENCY.fullmatch(value):
+        raise ValueError(f"{_show(value)} is not a three-letter currency code such as USD")
+    return value.upper()
+
+
+def _marketplace(value: str) -> str:
+    codes = [repr(code) for code in marketplaces()]
+    if value not in marketplaces():
+        # A literal error, worded as pydantic words one, so the value is shown back.
+        expected = f"{', '.join(codes[:-1])} or {codes[-1]}"
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+    return value
+
+
+def _category_id(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
+        raise ValueError(f"{_show(value)} is not an eBay category number such as 27386")
+    return str(value)
+
+
+def _web_address(value: str) -> str:
+    if urlsplit(value).scheme not in {"http", "https", "file"}:
+        raise ValueError("expected an http(s):// or file:// address")
+    return value
+
+
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+def _one_or_many(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+def _is_iso_date(value: object) -> bool:
+    try:
+        date.fromisoformat(str(value))
+    except ValueError:
+        return False
+    return isinstance(value, str)
+
+
+def _show(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+Number = Annotated[Decimal, BeforeValidator(_to_decimal)]
+Amount = Annotated[Number, Field(ge=0)]
+EnvName = Annotated[str, AfterValidator(_env_name)]
+Currency = Annotated[str, AfterValidator(_currency)]
+MarketplaceCode = Annotated[str, AfterValidator(_marketplace)]
+Names = Annotated[list[str], BeforeValidator(_one_or_many)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+Category = Literal["gpu", "server", "board"]
+
+
+class Section(BaseModel):
+    """A TOML table: unknown keys refused, types checked strictly (``"2"`` is not ``2``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_secrets(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in SECRET_KEYS:
+                if key in data and f"{key}_env" in cls.model_fields:
+                    raise ValueError(
+                        f'put secrets in the environment: use {key}_env = "VARIABLE", not {key}'
+                    )
+        return data
+
+
+class DatabaseSection(Section):
+    url: str | None = None
+
+
+class CollectorSection(Section):
+    base_url: str | None = None
+    user_agent: str | None = None
+    requests_per_second: PositiveFloat | None = None
+    jitter: Annotated[float, Field(ge=0)] | None = None
+    concurrency: Annotated[int, Field(ge=1, le=64)] | None = None
+    timeout: PositiveFloat | None = None
+    retries: Annotated[int, Field(ge=0, le=20)] | None = None
+    backoff: Annotated[float, Field(ge=0)] | None = None
+    max_total_seconds: PositiveFloat | None = None
+    max_pages: Annotated[int, Field(ge=1)] | None = None
+    # Read by the collector's fault handling and fast lane (issue 14).
+    max_retry_wait: Annotated[float, Field(ge=0)] | None = None
+    throttle_factor: PositiveFloat | None = None
+    full_sweep_hours: Annotated[float, Field(ge=0)] | None = None  # 0: every run, every page
+    fast_lane_daily_requests: Annotated[int, Field(ge=0)] | None = None
+
+
+class EbayApiSection(Section):
+    client_id_env: EnvName | None = None
+    client_secret_env: EnvName | None = None
+    base_url: str | None = None
+    daily_budget: Annotated[int, Field(ge=1)] | None = None
+
+
+class FreightSection(Section):
+    server: Amount | None = None
+    board: Amount | None = None
+    gpu: Amount | None = None
+
+
+class RankSection(Section):
+    currency: Currency | None = None
+    profile: str | None = None
+    window_days: Annotated[int, Field(ge=1)] | None = None
+    min_sales: Annotated[int, Field(ge=1)] | None = None
+    strong_sales: Annotated[int, Field(ge=1)] | None = None
+    min_seller_feedback: Annotated[int, Field(ge=0)] | None = None
+    min_seller_positive_pct: Annotated[Number, Field(ge=0, le=100)] | None = None
+    check_discount: Annotated[float, Field(gt=0, le=1)] | None = None
+    freight: FreightSection | None = None
+    # Units of the user's currency per unit of each listed currency, and the rates' date.
+    fx: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _check_fx(self) -> RankSection:
+        for key, value in (self.fx or {}).items():
+            if key == "date":
+                if not isinstance(value, date) and not _is_iso_date(value):
+                    raise ValueError(f"fx date = {_show(value)}: expected a date like 2026-11-20")
+                continue
+            if not _CURRENCY.fullmatch(key):
+                raise ValueError(f"fx {key}: expected a currency code such as EUR, or date")
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ValueError(f"fx {key} = {_show(value)}: expected a rate above 0")
+        return self
+
+
+class SearchSection(Section):
+    name: str | None = None
+    query: Annotated[str, Field(min_length=1)]
+    category_id: Annotated[str, BeforeValidator(_category_id)] | None = None
+    marketplace: MarketplaceCode | None = None
+    modes: Annotated[list[Literal["active", "sold"]], BeforeValidator(_one_or_many)] | None = None
+    min_price: Amount | None = None
+    max_price: Amount | None = None
+    buying: Literal["all", "buy_it_now", "auction"] | None = None
+    condition: Literal["new", "used", "for_parts"] | None = None
+    location: Literal["domestic", "worldwide"] | None = None
+    max_pages: Annotated[int, Field(ge=1)] | None = None
+
+    @model_validator(mode="after")
+    def _price_range(self) -> SearchSection:
+        low, high = self.min_price, self.max_price
+        if low is not None and high is not None and low > high:
+            raise ValueError(f"min_price {self.min_price} is above max_price {self.max_price}")
+        return self
+
+
+class EmailChannelSection(Section):
+    type: Literal["email"]
+    host: Annotated[str, Field(min_length=1)]
+    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    security: Literal["starttls", "ssl", "none"] | None = None
+    sender: Annotated[str, Field(alias="from", min_length=3)]
+    to: Annotated[Names, Field(min_length=1)]
+    username_env: EnvName | None = None
+    password_env: EnvName | None = None
+    mode: Literal["digest", "immediate"] | None = None
+    timeout: PositiveFloat | None = None
+
+
+class DiscordChannelSection(Section):
+    type: Literal["discord"]
+    webhook_url_env: EnvName | None = None
+    username: str | None = None
+    timeout: PositiveFloat | None = None
+
+
+ChannelSection = Annotated[EmailChannelSection | DiscordChannelSection, Field(discriminator="type")]
+
+
+class RuleSection(Section):
+    name: str | None = None
+    channels: Names | None = None
+    sku: Names | None = None
+    category: Category | None = None
+    max_price: Annotated[Number, Field(gt=0)] | None = None
+    min_discount: Annotated[float, Field(ge=-1, le=1)] | None = None
+    min_score: Annotated[float, Field(ge=0, le=100)] | None = None
+    profile: str | None = None
+
+
+class AlertsSection(Section):
+    price_drop: Annotated[Number, Field(ge=0, lt=1)] | None = None
+    channels: dict[str, ChannelSection] | None = None
+    rule: list[RuleSection] | None = None
+
+
+class ScheduleSection(Section):
+    cron: str | None = None
+    timezone: str | None = None
+    misfire_grace_seconds: Annotated[int, Field(ge=0)] | None = None
+
+
+class PlanSection(Section):
+    """A rig to plan (issue 11): what to buy for a VRAM target within a budget."""
+
+    name: str | None = None
+    vram_gb: PositiveFloat
+    budget: Annotated[Number, Field(gt=0)] | None = None
+    profile: str | None = None
+    fp16_tflops: Annotated[float, Field(ge=0)] | None = None
+    gpus: Annotated[int, Field(ge=1)] | None = None
+    form_factor: (
+        Annotated[Literal["any", "pcie", "sxm2", "sxm4"], BeforeValidator(_lower)] | None
+    ) = None
+    max_auctions: Annotated[int, Field(ge=0)] | None = None
+    channels: Names | None = None
+    currency: Currency | None = None
+
+
+class ReportSection(Section):
+    dir: str | None = None
+    url: Annotated[str, AfterValidator(_web_address)] | None = None
+    top_per_sku: Annotated[int, Field(ge=1)] | None = None
+    history_days: Annotated[int, Field(ge=1)] | None = None
+    profiles: list[str] | None = None
+
+
+class CatalogSection(Section):
+    extra: Names | None = None
+
+
+class ConfigFile(Section):
+    """The whole file. Sections in TOML order of the starter config."""
+
+    database: DatabaseSection = DatabaseSection()
+    collector: CollectorSection = CollectorSection()
+    ebay_api: EbayApiSection = EbayApiSection()
+    rank: RankSection = RankSection()
+    schedule: ScheduleSection = ScheduleSection()
+    search: list[SearchSection] = []
+    alerts: AlertsSection = AlertsSection()
+    plan: list[PlanSection] = []
+    report: ReportSection = ReportSection()
+    catalog: CatalogSection = CatalogSection()

@@ -1,0 +1,90 @@
+"""The fast-lane job the CLI (`rigscout fast-lane`) and the daemon start: poll the first page of
+each search that is due, then save, rank and alert through the daily job's own path."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import httpx
+from sqlalchemy.orm import Session
+
+from alerts.dispatch import build_notifiers
+from core.errors import ConfigError
+from db.engine import open_engine
+from db.migrate import upgrade
+from db.sweeps import load_last_polls, load_search_weights, save_poll
+from ranking.catalog import load_catalog
+from ranking.normalize import Normalizer
+from rigscout.jobs.daily import load_skus, open_collector
+from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
+from rigscout.jobs.lock import run_lock
+from rigscout.jobs.pipeline import RunPlan, RunReport, run_daily
+from rigscout.jobs.wiring import normalizer_for, utcnow
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+    from pathlib import Path
+
+    from sqlalchemy import Engine
+
+    from core.models import SavedSearch
+    from rigscout.config.load import Settings
+
+
+def run_fast_lane(
+    settings: Settings,
+    *,
+    offline: Path | None = None,
+    now: Callable[[], datetime] = utcnow,
+) -> RunReport | None:
+    """Poll the searches that are due; None when none is. LockedError while a run is going."""
+    budget = settings.collector.fast_lane_daily_requests
+    if budget <= 0:
+        raise ConfigError("the fast lane is off: set [collector] fast_lane_daily_requests > 0")
+    engine = open_engine(settings.database_url)
+    try:
+        with run_lock(engine):
+            upgrade(engine)
+            due = _due(settings, engine, budget, now())
+            return _poll(settings, engine, due, offline, now) if due else None
+    finally:
+        engine.dispose()
+
+
+def _due(settings: Settings, engine: Engine, budget: int, now: datetime) -> list[SavedSearch]:
+    names = [s.name for s in settings.searches]
+    with Session(engine) as session:
+        intervals = plan_poll_intervals(load_search_weights(session, names, now), budget)
+        last = load_last_polls(session, names)
+    return due_searches(settings.searches, intervals, last, now)
+
+
+def _poll(
+    settings: Settings,
+    engine: Engine,
+    due: list[SavedSearch],
+    offline: Path | None,
+    now: Callable[[], datetime],
+) -> RunReport:
+    plan = RunPlan(
+        source="fast-lane",
+        searches=tuple(due),
+        profile=settings.rank.profile,
+        full_sweep_hours=None,
+    )
+    with open_collector(settings, engine, offline) as collector, httpx.Client(timeout=30) as client:
+        report = run_daily(
+            settings,
+            plan,
+            engine=engine,
+            collector=collector,
+            normalize=normalizer_for(Normalizer(load_catalog())),
+            skus=load_skus(),
+            notifiers=build_notifiers(settings.alerts.channels, client=client),
+            now=now,
+        )
+    with Session(engine) as session, session.begin():
+        for search in due:
+            save_poll(session, search.name, now=now())
+    return report

@@ -1,0 +1,78 @@
+"""One run at a time: a PostgreSQL advisory lock, or a file lock next to the SQLite file.
+
+A second run started while one is going (cron overlap, cron plus the daemon) either waits
+for the first (``wait=True``) or stops at once with ``LockedError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from filelock import FileLock, Timeout
+from sqlalchemy import text
+
+from core.errors import LockedError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from sqlalchemy import Engine
+
+# An arbitrary constant shared by every rigscout process using the same database.
+ADVISORY_KEY = 0x72696773  # "rigs"
+
+
+@contextlib.contextmanager
+def run_lock(engine: Engine, *, wait: bool = False, timeout: float = 6 * 3600) -> Iterator[None]:
+    """Hold the database's run lock for the duration of the block."""
+    if engine.dialect.name == "postgresql":
+        with _advisory_lock(engine, wait=wait):
+            yield
+        return
+    with _file_lock(_lock_path(engine), wait=wait, timeout=timeout):
+        yield
+
+
+def _lock_path(engine: Engine) -> Path:
+    database = engine.url.database
+    if not database or database == ":memory:":
+        return Path.cwd() / ".rigscout-memory.lock"
+    return Path(database + ".lock")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path, *, wait: bool, timeout: float) -> Iterator[None]:
+    lock = FileLock(str(path))
+    try:
+        lock.acquire(timeout=timeout if wait else 0)
+    except Timeout as exc:
+        raise LockedError(
+            f"another rigscout run is using this database (lock file {path}); "
+            "it will exit on its own — try again later or pass --wait"
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextlib.contextmanager
+def _advisory_lock(engine: Engine, *, wait: bool) -> Iterator[None]:
+    with engine.connect() as conn:
+        if wait:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": ADVISORY_KEY})
+        elif not conn.execute(
+            text("SELECT pg_try_advisory_lock(:k)"), {"k": ADVISORY_KEY}
+        ).scalar():
+            raise LockedError(
+                "another rigscout run holds this database's run lock (PostgreSQL advisory lock); "
+                "try again later or pass --wait"
+            )
+        conn.commit()
+        try:
+            yield
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": ADVISORY_KEY})
+            conn.commit()

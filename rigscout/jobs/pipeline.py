@@ -1,0 +1,381 @@
+"""The daily job as one readable sequence: collect → normalize → save → rank → alert.
+
+Each saved search is collected and saved in its own transaction, so one bad page (a captcha,
+a broken layout, a network failure) is recorded as a failure of that search and costs nothing
+already stored; the other searches go on and the run ends non-zero.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
+
+from sqlalchemy.orm import Session
+
+from alerts.dispatch import DispatchReport, send_pending
+from alerts.outbox import save_pending_alerts
+from alerts.rules import match_rules
+from core.errors import CollectError, RateLimitedError
+from db.deferrals import load_deferral, save_deferral
+from db.leases import (
+    claim_next_search,
+    load_open_lease_count,
+    save_lease_result,
+    save_lease_rows,
+)
+from db.runs import (
+    STALE_AFTER,
+    RunCounts,
+    finish_run,
+    save_interrupted_runs,
+    save_run_interrupted,
+    start_run,
+)
+from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
+from db.sweeps import load_sweep_due, save_sweep
+from ranking.rank import RankFilters
+from rigscout.jobs.deals import load_ranking
+from rigscout.jobs.plan_alerts import save_plan_alerts
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+    from sqlalchemy import Engine
+
+    from alerts.dispatch import Notifier
+    from core.models import Deal, Listing, Mode, Normalized, SavedSearch
+    from ranking.catalog import Sku
+    from rigscout.config.load import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Collector(Protocol):
+    """Collects one saved search in one mode.
+
+    ``is_known`` answers which of the given listings are already stored unchanged; ``full``
+    asks for every page (a full sweep) instead of stopping at the first with nothing new.
+    """
+
+    def __call__(
+        self,
+        search: SavedSearch,
+        mode: Mode,
+        is_known: Callable[[Sequence[Listing]], set[str]],
+        *,
+        full: bool = False,
+    ) -> CollectedSearch: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CollectedSearch:
+    listings: tuple[Listing, ...]
+    requests: int
+    stopped: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFailure:
+    search: str
+    mode: str
+    error: str
+    url: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"search": self.search, "mode": self.mode, "error": self.error, "url": self.url}
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    run_id: int
+    searches: int
+    requests: int
+    saved: SaveCounts
+    failures: tuple[SearchFailure, ...]
+    deals: tuple[Deal, ...]
+    alerts: DispatchReport | None
+    ended: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        """0 all well, 1 some searches or channels failed."""
+        failed_channels = bool(self.alerts and self.alerts.failed)
+        return 1 if self.failures or failed_channels else 0
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    """What one run does; the CLI builds it from options and settings."""
+
+    source: str  # "web", "api" or "offline:<dir>"
+    searches: tuple[SavedSearch, ...]
+    profile: str
+    alert: bool = True
+    dry_run: bool = False
+    lease_key: str | None = None  # set for `run --worker`: searches are leased, not all taken
+    worker: str = "main"
+    full_sweep_hours: float | None = 24.0  # every page at least this often; None: never
+
+
+def run_daily(
+    settings: Settings,
+    plan: RunPlan,
+    *,
+    engine: Engine,
+    collector: Collector,
+    normalize: Callable[[Listing], Normalized],
+    skus: Mapping[str, Sku],
+    notifiers: Mapping[str, Notifier],
+    now: Callable[[], datetime],
+    on_step: Callable[[str], None] = lambda _: None,
+    alert_guard: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
+) -> RunReport:
+    """Run the whole daily job once and return what happened.
+
+    A worker run (``plan.lease_key``) ranks and alerts only once no search of the day is left
+    open, inside ``alert_guard`` (the run lock), so concurrent workers alert once.
+    """
+    with Session(engine) as session:
+        # A locked run knows any run still marked running is dead; workers run side by side,
+        # so they only mark runs older than any real run could be.
+        stale = STALE_AFTER if plan.lease_key else timedelta(0)
+        save_interrupted_runs(session, now(), stale_after=stale)
+        run_id = start_run(session, source=plan.source, now=now())
+    with _interrupted_on_ctrl_c(engine, run_id, now):
+        totals, failures, requests, taken = _collect_all(
+            plan,
+            engine=engine,
+            collector=collector,
+            normalize=normalize,
+            run_id=run_id,
+            now=now,
+            on_step=on_step,
+        )
+        with Session(engine) as session, session.begin():
+            ended = save_ended(session, now=now())
+        with Session(engine) as session:
+            ranking = load_ranking(
+                session, skus, settings.rank, now=now(), filters=RankFilters(profile=plan.profile)
+            )
+            deals = ranking.deals
+        dispatch = None
+        if plan.alert and _all_searches_done(plan, engine):
+            on_step("alerts")
+            with alert_guard():
+                dispatch = _alert(settings, plan, engine, deals, notifiers, run_id=run_id, now=now)
+        with Session(engine) as session:
+            finish_run(
+                session,
+                run_id,
+                counts=RunCounts(
+                    searches=taken,
+                    requests=requests,
+                    listings_seen=totals.seen,
+                    listings_new=totals.new_listings,
+                    observations_new=totals.new_observations,
+                    alerts_sent=dispatch.total_sent if dispatch else 0,
+                ),
+                errors=[f.as_json() for f in failures] + _channel_errors(dispatch),
+                now=now(),
+            )
+        return RunReport(
+            run_id=run_id,
+            searches=taken,
+            requests=requests,
+            saved=totals,
+            failures=tuple(failures),
+            deals=tuple(deals),
+            alerts=dispatch,
+            ended=ended,
+        )
+
+
+@contextlib.contextmanager
+def _interrupted_on_ctrl_c(
+    engine: Engine, run_id: int, now: Callable[[], datetime]
+) -> Iterator[None]:
+    """Ctrl-C: what was saved stays (each page is its own transaction); the run says so."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        with Session(engine) as session:
+            save_run_interrupted(session, run_id, now=now())
+        raise
+
+
+def _collect_all(
+    plan: RunPlan,
+    *,
+    engine: Engine,
+    collector: Collector,
+    normalize: Callable[[Listing], Normalized],
+    run_id: int,
+    now: Callable[[], datetime],
+    on_step: Callable[[str], None],
+) -> tuple[SaveCounts, list[SearchFailure], int, int]:
+    """Collect every search this run takes; returns the totals, the failures, the requests
+    sent (failed searches' too) and how many searches the run took in hand."""
+    totals = SaveCounts(0, 0, 0, 0)
+    failures: list[SearchFailure] = []
+    requests = 0
+    taken = 0
+    for search in _searches_for(plan, engine, now):
+        taken += 1
+        failed_before = len(failures)
+        for mode in search.modes:
+            on_step(f"{search.name} ({mode.value})")
+            deferred = _deferred_until(engine, search, now())
+            if deferred is not None:
+                message = f"deferred: eBay asked us to wait until {deferred:%Y-%m-%d %H:%M} UTC"
+                failures.append(SearchFailure(search.name, mode.value, message))
+                continue
+            try:
+                counts, spent = collect_and_save(
+                    search,
+                    mode,
+                    engine=engine,
+                    collector=collector,
+                    normalize=normalize,
+                    run_id=run_id,
+                    now=now,
+                    full_sweep=None
+                    if plan.full_sweep_hours is None
+                    else timedelta(hours=plan.full_sweep_hours),
+                )
+            except CollectError as exc:
+                log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
+                failures.append(SearchFailure(search.name, mode.value, str(exc), exc.url))
+                requests += exc.requests
+                if isinstance(exc, RateLimitedError):
+                    _defer(engine, search, exc, now())
+                continue
+            totals = totals + counts
+            requests += spent
+        if plan.lease_key:
+            with Session(engine) as session:
+                ok = len(failures) == failed_before
+                save_lease_result(session, plan.lease_key, search.name, ok=ok, now=now())
+    return totals, failures, requests, taken
+
+
+def _deferred_until(engine: Engine, search: SavedSearch, now: datetime) -> datetime | None:
+    with Session(engine) as session:
+        return load_deferral(session, search.name, now=now)
+
+
+def _defer(engine: Engine, search: SavedSearch, error: RateLimitedError, now: datetime) -> None:
+    with Session(engine) as session, session.begin():
+        save_deferral(session, search.name, until=error.until, reason=str(error), now=now)
+
+
+def _all_searches_done(plan: RunPlan, engine: Engine) -> bool:
+    if plan.lease_key is None:
+        return True
+    with Session(engine) as session:
+        return load_open_lease_count(session, plan.lease_key) == 0
+
+
+def _searches_for(
+    plan: RunPlan, engine: Engine, now: Callable[[], datetime]
+) -> Iterator[SavedSearch]:
+    """Every saved search, or for a worker, each search it manages to lease."""
+    if plan.lease_key is None:
+        yield from plan.searches
+        return
+    by_name = {s.name: s for s in plan.searches}
+    with Session(engine) as session:
+        save_lease_rows(session, plan.lease_key, list(by_name), now())
+    tried: set[str] = set()
+    while True:
+        with Session(engine) as session:
+            name = claim_next_search(session, plan.lease_key, plan.worker, now(), tried=tried)
+        if name is None:
+            return
+        tried.add(name)
+        log.info("worker %s leased search %s", plan.worker, name)
+        yield by_name[name]
+
+
+def collect_and_save(
+    search: SavedSearch,
+    mode: Mode,
+    *,
+    engine: Engine,
+    collector: Collector,
+    normalize: Callable[[Listing], Normalized],
+    run_id: int | None,
+    now: Callable[[], datetime],
+    full_sweep: timedelta | None = None,
+) -> tuple[SaveCounts, int]:
+    """Collect one search and save it in one transaction: all of it, or nothing.
+
+    Every page is read when the last full sweep of the search is ``full_sweep`` old or more.
+    """
+
+    def is_known(listings: Sequence[Listing]) -> set[str]:
+        with Session(engine) as session:
+            return load_known_item_ids(session, listings)
+
+    with Session(engine) as session:
+        full = full_sweep is not None and load_sweep_due(
+            session, search.name, mode, every=full_sweep, now=now()
+        )
+    collected = collector(search, mode, is_known, full=full)
+    items = [(listing, normalize(listing)) for listing in collected.listings]
+    with Session(engine) as session, session.begin():
+        counts = save_listings(session, items, search=search.name, run_id=run_id, now=now())
+        if collected.stopped != "all-known":
+            save_sweep(session, search.name, mode, now=now())
+    log.info(
+        "search %s (%s): %d listings, %d new, %d price changes, %d requests, stopped: %s",
+        search.name,
+        mode.value,
+        counts.seen,
+        counts.new_listings,
+        counts.new_observations,
+        collected.requests,
+        collected.stopped,
+    )
+    return counts, collected.requests
+
+
+def _alert(
+    settings: Settings,
+    plan: RunPlan,
+    engine: Engine,
+    deals: Sequence[Deal],
+    notifiers: Mapping[str, Notifier],
+    *,
+    run_id: int,
+    now: Callable[[], datetime],
+) -> DispatchReport:
+    matches = match_rules(deals, settings.alerts.rules, profile=plan.profile)
+    if plan.dry_run:
+        # Queue the alerts inside a transaction that is rolled back: the preview is exactly
+        # what a real run would send, and nothing is recorded.
+        with Session(engine) as session:
+            save_pending_alerts(
+                session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id
+            )
+            save_plan_alerts(session, settings, now=now(), run_id=run_id)
+            report = send_pending(session, notifiers, now=now(), dry_run=True)
+            session.rollback()
+            return report
+    with Session(engine) as session, session.begin():
+        save_pending_alerts(
+            session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id
+        )
+        save_plan_alerts(session, settings, now=now(), run_id=run_id)
+    with Session(engine) as session:
+        return send_pending(session, notifiers, now=now())
+
+
+def _channel_errors(dispatch: DispatchReport | None) -> list[dict[str, object]]:
+    if dispatch is None:
+        return []
+    return [{"channel": name, "error": error} for name, error in dispatch.failed.items()]

@@ -1,0 +1,98 @@
+"""Write the report: load from the store, render, and save ``index.html`` in the folder.
+
+The page is one self-contained file (CSS, script and charts inline), so it opens from
+``file://`` with no server and no network.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlalchemy.orm import Session
+
+from core.errors import ConfigError
+from rigscout.jobs.bulk import collector_paused
+from rigscout.outputs.report.load import history_start, load_asking_days, load_report_data
+from rigscout.outputs.report.page import render_report
+from rigscout.outputs.report.rigs import load_report_rigs, report_targets
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from datetime import date, datetime
+
+    from sqlalchemy import Engine
+
+    from ranking.catalog import Sku
+    from rigscout.config.load import Settings
+    from rigscout.outputs.report.records import AskingDay, RigPlan
+
+INDEX = "index.html"
+
+
+def write_report(
+    engine: Engine,
+    settings: Settings,
+    out_dir: Path,
+    *,
+    skus: Mapping[str, Sku],
+    now: datetime,
+    plans: Sequence[RigPlan] | None = None,
+) -> Path:
+    """Build the report as of ``now`` into ``out_dir`` and return the page's path.
+
+    ``plans`` None: each ``[[plan]]`` target's best rig from the store (``rigs.py``).
+    The page is written to a temporary file and renamed, so a reader never sees half a page.
+    """
+    with collector_paused():
+        since = history_start(now, settings.report)
+        # The price-history scan is SQL (it runs outside the GIL) and the rankings are Python:
+        # on two cores they overlap, which saves about a quarter of the build on 1M observations.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            asking = pool.submit(_load_asking, engine, settings, since)
+            with Session(engine) as session:
+                data = load_report_data(
+                    session,
+                    skus,
+                    settings.rank,
+                    settings.report,
+                    now=now,
+                    asking=asking.result,
+                    plan_profiles=_plan_profiles(settings) if plans is None else (),
+                )
+                if plans is None:
+                    plans = load_report_rigs(session, settings, skus, data.plan_deals, now=now)
+        html = render_report(
+            data,
+            plans=plans,
+            top_per_sku=settings.report.top_per_sku,
+            min_sales=settings.rank.min_sales,
+        )
+    return save_page(out_dir, html)
+
+
+def _plan_profiles(settings: Settings) -> list[str]:
+    return sorted({target.profile for _, target in report_targets(settings)})
+
+
+def _load_asking(engine: Engine, settings: Settings, since: date) -> tuple[AskingDay, ...]:
+    with Session(engine) as session:
+        return load_asking_days(session, settings.rank, since=since)
+
+
+def save_page(out_dir: Path, html: str) -> Path:
+    """Write ``index.html`` in ``out_dir`` atomically (ConfigError when the folder is unusable)."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".index-", suffix=".html")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(html)
+        Path(tmp).chmod(0o644)  # mkstemp makes it private; a web server must read it
+        target = out_dir / INDEX
+        Path(tmp).replace(target)
+    except OSError as exc:
+        raise ConfigError(f"cannot write the report in {out_dir}: {exc.strerror or exc}") from exc
+    return target

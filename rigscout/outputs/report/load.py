@@ -1,0 +1,222 @@
+"""Load what the report shows from the store: the ranker's deals per profile, price history,
+runs, sent alerts and new listings of rare hardware.
+
+No rule is recomputed here: the deals and the market references come from
+``rigscout.jobs.deals.load_ranking``; prices are converted with ``ranking.landed``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from sqlalchemy import func, select
+
+from alerts.outbox import parse_snapshot
+from core.errors import AlertError
+from db.history import load_asking_rows
+from db.latest import LATEST, LATEST_ID
+from db.models import AlertRow, ListingRow
+from db.rank_rows import load_sold_rows
+from db.runs import load_runs
+from ranking.landed import landed_unit_price, landed_with_freight
+from ranking.profiles import load_profiles
+from ranking.rank import RankFilters
+from rigscout.jobs.deals import load_rankings
+from rigscout.jobs.plans import EVERY_LISTING
+from rigscout.outputs.report.records import (
+    AskingDay,
+    NewListing,
+    ProfileDeals,
+    ReportData,
+    SentAlert,
+    SoldPoint,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from decimal import Decimal
+
+    from sqlalchemy.orm import Session
+
+    from core.models import Deal
+    from core.settings import RankSettings
+    from ranking.catalog import Sku
+    from ranking.rank import Ranking
+    from ranking.rows import AskingRow, SoldRow
+    from rigscout.outputs.report.settings import ReportSettings
+
+RARE_MAX_ACTIVE = 3  # a SKU with at most this many active listings is rare
+NEW_WITHIN = timedelta(days=1)
+RUNS_SHOWN = 10
+ALERTS_SHOWN = 20
+NEW_SHOWN = 30
+
+
+def load_report_data(
+    session: Session,
+    skus: Mapping[str, Sku],
+    rank: RankSettings,
+    report: ReportSettings,
+    *,
+    now: datetime,
+    asking: Callable[[], tuple[AskingDay, ...]] | None = None,
+    plan_profiles: Sequence[str] = (),
+) -> ReportData:
+    """Everything the report shows, as of ``now``.
+
+    ``plan_profiles``: profiles whose every priced listing the rig planner needs
+    (``ReportData.plan_deals``), ranked from the same loaded and priced rows.
+
+    ``asking`` returns the daily asking ranges since ``history_start`` (default: loaded in
+    ``session``); the caller may load them in parallel, as ``build.write_report`` does.
+    """
+    limit = report.top_per_sku * max(len(skus), 1)
+    names = _profiles(rank, report.profiles)
+    # One load of the sales serves the market (its window) and the charts (their days).
+    sales = load_sold_rows(session, now=now, window_days=max(report.history_days, rank.window_days))
+    # A profile both shown and planned is ranked once: its first ``limit`` deals explained for
+    # the page, every listing for the planner.
+    planned_only = [name for name in plan_profiles if name not in names]
+    filters = [
+        RankFilters(name, limit=EVERY_LISTING, explain_top=limit)
+        if name in plan_profiles
+        else RankFilters(name, limit=limit)
+        for name in names
+    ] + [RankFilters(name, limit=EVERY_LISTING, explain=False) for name in planned_only]
+    rankings = load_rankings(session, skus, rank, now=now, filters=filters, sales=sales)
+    by_profile = dict(zip([*names, *planned_only], rankings, strict=True))
+    views = tuple(
+        _profile_deals(name, by_profile[name], report.top_per_sku, limit) for name in names
+    )
+    planned = [by_profile[name] for name in plan_profiles]
+    markets = rankings[0].markets  # the market does not depend on the profile
+    since = history_start(now, report)
+    return ReportData(
+        now=now,
+        currency=rank.currency,
+        profile=rank.profile,
+        window_days=rank.window_days,
+        views=views,
+        markets=markets,
+        skus=skus,
+        sold=score_sold_points(sales, rank, since=since),
+        asking=asking() if asking else load_asking_days(session, rank, since=since),
+        runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
+        alerts=load_sent_alerts(session),
+        new_rare=load_new_rare(session, now=now),
+        history_since=since,
+        plan_deals={p: r.deals for p, r in zip(plan_profiles, planned, strict=True)},
+    )
+
+
+def history_start(now: datetime, report: ReportSettings) -> date:
+    """The first day the price history shows."""
+    return now.astimezone(UTC).date() - timedelta(days=report.history_days)
+
+
+def _profiles(rank: RankSettings, wanted: Sequence[str]) -> list[str]:
+    """The configured profile first, then the others wanted (default: all of them)."""
+    known = load_profiles()
+    names = [known.get(n).name for n in wanted] if wanted else list(known.profiles)
+    return [rank.profile, *(n for n in names if n != rank.profile)]
+
+
+def _profile_deals(profile: str, ranking: Ranking, top_per_sku: int, limit: int) -> ProfileDeals:
+    """The profile's best ``limit`` deals, at most ``top_per_sku`` of each SKU."""
+    per_sku: dict[str, int] = {}
+    kept: list[Deal] = []
+    for deal in ranking.deals[:limit]:
+        per_sku[deal.sku] = per_sku.get(deal.sku, 0) + 1
+        if per_sku[deal.sku] <= top_per_sku:
+            kept.append(deal)
+    description = load_profiles().get(profile).description
+    return ProfileDeals(profile, description, tuple(kept), dict(ranking.skipped))
+
+
+def score_sold_points(
+    sales: Sequence[SoldRow], rank: RankSettings, *, since: date
+) -> tuple[SoldPoint, ...]:
+    """Each sale after ``since`` at its landed unit price, by SKU and day."""
+    points = []
+    for row in sales:
+        if row.sold_date <= since:
+            continue
+        landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, rank)
+        if landed is not None:
+            points.append(SoldPoint(row.sku, row.sold_date, landed.unit_price))
+    return tuple(sorted(points, key=lambda p: (p.sku, p.day)))
+
+
+def load_asking_days(session: Session, rank: RankSettings, *, since: date) -> tuple[AskingDay, ...]:
+    """Per SKU and day, the lowest and highest landed asking price observed."""
+    return score_asking_days(load_asking_rows(session, since=since), rank)
+
+
+def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[AskingDay, ...]:
+    """Per SKU and day, the range of landed unit asking prices (``ranking.landed``'s rule, the
+    same as each deal's); rows in a currency without a rate are left out."""
+    ranges: dict[tuple[str, date], tuple[Decimal, Decimal]] = {}
+    for row in rows:
+        landed = landed_with_freight(
+            row.price, row.shipping, row.quantity, row.currency, row.category, rank
+        )
+        if landed is None:
+            continue
+        key, price = (row.sku, row.day), landed.unit_price
+        low, high = ranges.get(key, (price, price))
+        ranges[key] = (min(low, price), max(high, price))
+    return tuple(AskingDay(s, d, lo, hi) for (s, d), (lo, hi) in sorted(ranges.items()))
+
+
+def load_sent_alerts(session: Session, limit: int = ALERTS_SHOWN) -> tuple[SentAlert, ...]:
+    """The latest alerts delivered, newest first, as the deal they carried."""
+    stmt = (
+        select(AlertRow)
+        .where(AlertRow.status == "sent", AlertRow.sent_at.is_not(None))
+        .order_by(AlertRow.sent_at.desc(), AlertRow.id.desc())
+        .limit(limit)
+    )
+    sent = []
+    for row in session.scalars(stmt):
+        try:
+            deal = parse_snapshot(row.payload, alert_id=row.id)
+        except AlertError:
+            continue  # an unreadable old payload is not worth failing the report for
+        if row.sent_at is not None:
+            sent.append(SentAlert(row.sent_at, row.channel, deal))
+    return tuple(sent)
+
+
+def load_new_rare(
+    session: Session, *, now: datetime, limit: int = NEW_SHOWN
+) -> tuple[NewListing, ...]:
+    """Listings first seen in the last day, of SKUs with at most ``RARE_MAX_ACTIVE`` active."""
+    active = (ListingRow.status == "active", ListingRow.kind == "item", ListingRow.sku.is_not(None))
+    counts = (
+        select(ListingRow.sku, func.count().label("n"))
+        .where(*active)
+        .group_by(ListingRow.sku)
+        .having(func.count() <= RARE_MAX_ACTIVE)
+        .subquery()
+    )
+    stmt = (
+        select(
+            ListingRow.sku,
+            ListingRow.title,
+            ListingRow.url,
+            ListingRow.first_seen,
+            LATEST.price,
+            LATEST.currency,
+            counts.c.n,
+        )
+        .join(counts, counts.c.sku == ListingRow.sku)
+        .join(LATEST, LATEST.id == LATEST_ID)
+        .where(*active, ListingRow.first_seen >= now - NEW_WITHIN)
+        .order_by(ListingRow.first_seen.desc(), ListingRow.id)
+        .limit(limit)
+    )
+    return tuple(
+        NewListing(str(sku), title, url, seen, price, currency, int(n))
+        for sku, title, url, seen, price, currency, n in session.execute(stmt)
+    )

@@ -1,0 +1,243 @@
+"""Render the report page: one HTML file with its CSS, script and SVG charts inline.
+
+Pure: ``render_report`` takes the loaded ``ReportData`` and returns the page as text. Jinja2
+autoescaping is on for everything, so a listing titled ``<script>`` or ``@everyone`` stays
+text; links are only ever http(s) (``alerts.format.safe_url``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC
+from importlib.resources import files
+from typing import TYPE_CHECKING
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from alerts.format import safe_url
+from core.fmt import time_left
+from core.models import BuyingFormat, Category
+from rigscout import __version__
+from rigscout.outputs.report import fmt
+from rigscout.outputs.report.changes import (
+    HORIZONS,
+    score_best_prices,
+    score_moves,
+    score_new_lows,
+)
+from rigscout.outputs.report.charts import ValuePoint, render_history_chart, render_value_chart
+from rigscout.outputs.report.load import RARE_MAX_ACTIVE
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from datetime import date, datetime
+
+    from core.models import Deal
+    from ranking.catalog import Sku
+    from ranking.market import Market
+    from rigscout.outputs.report.records import AskingDay, ReportData, RigPlan, SoldPoint
+
+PAGE_SIZE = 50
+EVIDENCE_ORDER = {"strong": 3, "thin": 2, "asking": 1, "none": 0}
+FORMATS = {
+    BuyingFormat.AUCTION: "Auction",
+    BuyingFormat.BUY_IT_NOW: "Buy It Now",
+    BuyingFormat.BEST_OFFER: "Best Offer",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DealRow:
+    """One row of the deals table: the ranker's deal and what the page shows about it."""
+
+    profile: str
+    first_view: bool
+    rank: int
+    deal: Deal
+    url: str | None
+    buying: str  # "auction" or "buy_it_now" (the filter's values)
+    format: str
+    ends: str | None
+    left: str | None
+    ends_v: str  # sort value: seconds left, "" when not an auction
+    predicted: bool
+    discount: str
+    discount_v: str
+    evidence_v: int
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    sku: str
+    name: str
+    market: Market | None
+    svg: Markup
+
+
+def render_report(
+    data: ReportData, *, plans: Sequence[RigPlan] = (), top_per_sku: int = 10, min_sales: int = 3
+) -> str:
+    """The whole page as HTML text."""
+    deals = [d for view in data.views for d in view.deals]
+    best = score_best_prices(deals)
+    today = data.now.astimezone(UTC).date()
+    since = data.history_since or today
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        now=data.now,
+        currency=data.currency,
+        window_days=data.window_days,
+        top_per_sku=top_per_sku,
+        page_size=PAGE_SIZE,
+        views=data.views,
+        categories=[c.value for c in Category],
+        deal_rows=render_deal_rows(data),
+        plans=tuple(plans),
+        moves=[
+            (d, score_moves(data.sold, now=data.now, days=d, min_sales=min_sales)) for d in HORIZONS
+        ],
+        min_sales=min_sales,
+        new_lows=score_new_lows(best, data.sold, data.asking, now=data.now),
+        new_rare=data.new_rare,
+        rare_max=RARE_MAX_ACTIVE,
+        history_since=since,
+        histories=render_histories(data, since=since, today=today),
+        value_points=(points := score_value_points(best, data.skus)),
+        value_svg=render_value_chart(points, currency=data.currency),
+        runs=data.runs,
+        failures=[
+            (r.id, _failed_what(e), str(e.get("error", ""))) for r in data.runs for e in r.errors
+        ],
+        alerts=data.alerts,
+        sku_name=lambda sku: data.skus[sku].name if sku in data.skus else sku,
+        version=__version__,
+        css=_asset("report.css"),
+        js=_asset("report.js"),
+    )
+
+
+def render_deal_rows(data: ReportData) -> list[DealRow]:
+    """Every profile's deals as table rows; only the first profile's are visible at first."""
+    rows = []
+    for index, view in enumerate(data.views):
+        for rank, deal in enumerate(view.deals, start=1):
+            rows.append(_deal_row(view.profile, index == 0, rank, deal, data.now))
+    return rows
+
+
+def _deal_row(profile: str, first: bool, rank: int, deal: Deal, now: datetime) -> DealRow:
+    auction = deal.buying_format is BuyingFormat.AUCTION
+    left = deal.end_time - now if auction and deal.end_time else None
+    return DealRow(
+        profile=profile,
+        first_view=first,
+        rank=rank,
+        deal=deal,
+        url=safe_url(deal.url),
+        buying="auction" if auction else "buy_it_now",
+        format=FORMATS[deal.buying_format],
+        ends=fmt.format_time(deal.end_time) if auction and deal.end_time else None,
+        left=time_left(deal.end_time, now) if auction and deal.end_time else None,
+        ends_v=str(int(left.total_seconds())) if left is not None else "",
+        predicted=deal.price_basis == "predicted" and deal.predicted_low is not None,
+        discount=_discount(deal.discount),
+        discount_v="" if deal.discount is None else f"{deal.discount:.4f}",
+        evidence_v=EVIDENCE_ORDER.get(deal.evidence, 0),
+    )
+
+
+def _discount(share: float | None) -> str:
+    if share is None:
+        return "–"
+    word = "under" if share >= 0 else "over"
+    return f"{fmt.format_share(abs(share))} {word}"
+
+
+def render_histories(data: ReportData, *, since: date, today: date) -> list[History]:
+    """One chart per SKU that has a sale, an asking price or a market reference."""
+    sold: dict[str, list[SoldPoint]] = {}
+    asking: dict[str, list[AskingDay]] = {}
+    for p in data.sold:
+        sold.setdefault(p.sku, []).append(p)
+    for a in data.asking:
+        asking.setdefault(a.sku, []).append(a)
+    codes = sorted(
+        {*sold, *asking, *data.markets} & set(data.skus),
+        key=lambda c: (data.skus[c].category.value != "gpu", data.skus[c].name),
+    )
+    return [
+        History(
+            sku=code,
+            name=data.skus[code].name,
+            market=data.markets.get(code),
+            svg=render_history_chart(
+                data.skus[code].name,
+                sold.get(code, []),
+                asking.get(code, []),
+                data.markets.get(code),
+                since=since,
+                today=today,
+                currency=data.currency,
+            ),
+        )
+        for code in codes
+    ]
+
+
+def score_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -> list[ValuePoint]:
+    """Each GPU with a fixed-price deal: its best price per GB of VRAM and per FP16 TFLOP/s.
+
+    FP16 is the tensor-core rate, else the plain FP16 rate (tiny on a P40); a card with no
+    FP16 at all has no mark. A dual-GPU board counts both of its GPUs.
+    """
+    points = []
+    for code, deal in best.items():
+        sku = skus.get(code)
+        if sku is None or sku.category is not Category.GPU:
+            continue
+        fp16 = sku.fp16_tensor_tflops or sku.fp16_tflops
+        if not sku.vram_gb or not fp16 or deal.landed_unit_price <= 0:
+            continue
+        price = float(deal.landed_unit_price)
+        gpus = max(sku.gpus_per_board, 1)
+        points.append(
+            ValuePoint(
+                sku=code,
+                name=sku.name,
+                per_gb=price / (sku.vram_gb * gpus),
+                per_tflops=price / (fp16 * gpus),
+                price=deal.landed_unit_price,
+            )
+        )
+    return sorted(points, key=lambda p: p.per_gb)
+
+
+def _failed_what(error: Mapping[str, object]) -> str:
+    if "search" in error:
+        return f"{error['search']} ({error.get('mode', '')})"
+    return f"alert channel {error.get('channel', '?')}"
+
+
+def _asset(name: str) -> Markup:
+    # Our own CSS and script, inlined so the page works from file:// with no other file.
+    text = files("rigscout.outputs.report").joinpath("templates", name).read_text(encoding="utf-8")
+    return Markup(text)  # noqa: S704
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("rigscout.outputs.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default=True),
+        undefined=StrictUndefined,
+        trim_blocks=False,
+    )
+    env.filters.update(
+        money=fmt.format_money,
+        share=fmt.format_share,
+        day=fmt.format_day,
+        time=fmt.format_time,
+        duration=fmt.format_duration,
+        safe_url=safe_url,
+    )
+    return env

@@ -1,0 +1,124 @@
+"""The report's "Best rigs": each saved ``[[plan]]`` target's best complete rig, or the defaults.
+
+Without ``[[plan]]`` tables the report plans ``DEFAULT_TARGETS`` for the ``[rank]`` profile:
+the cheapest 64 GB rig (guide 000's complete node: 4 x 16 GB on NVLink) and the cheapest
+96 GB rig (guide 001's quad-GPU node, two 70B model instances at once). The planner's plan
+becomes a ``ReportRig`` here, its numbers worded by ``ranking/plan_render.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from core.models import Category
+from ranking.plan import Target, plan_rigs
+from ranking.plan_explain import summary
+from ranking.plan_render import render_part_label, render_plan_figures
+from ranking.plan_rules import load_plan_rules
+from rigscout.jobs.plan_alerts import saved_plan_target
+from rigscout.jobs.plans import load_includes, offer_from_deal
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from datetime import datetime
+    from decimal import Decimal
+
+    from sqlalchemy.orm import Session
+
+    from core.models import Deal
+    from ranking.catalog import Sku
+    from ranking.plan import Offer, Plan
+    from ranking.plan_rules import PlanRules
+    from rigscout.config.load import Settings
+
+DEFAULT_TARGETS = (64.0, 96.0)  # GB of VRAM, when rigscout.toml has no [[plan]]
+COMPARED = 2  # plan two rigs per target, so the best one's sentence says why it beats the next
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRig:
+    """One target's best rig as the report shows it (a ``records.RigPlan``)."""
+
+    target: str  # "v100-node: 64 GB, budget $1,500" or "cheapest 64 GB rig"
+    name: str  # "Gigabyte T181-G20 + 4x NVIDIA Tesla V100 SXM2 16GB"
+    total_price: Decimal
+    currency: str
+    figures: str  # "64 GB VRAM · 500 FP16 TFLOP/s · … · $23.44/GB · NVLink"
+    summary: str  # the planner's sentence
+    warnings: tuple[str, ...]
+    links: tuple[tuple[str, str], ...]  # (part as a buyer reads it, listing URL)
+
+
+def report_targets(settings: Settings) -> list[tuple[str, Target]]:
+    """(label, target) for each ``[[plan]]``, else the cheapest rig of each default size."""
+    if settings.plans:
+        return [
+            (_saved_label(saved.name, saved.vram_gb), saved_plan_target(saved, settings.rank))
+            for saved in settings.plans
+        ]
+    return [
+        (f"cheapest {gb:g} GB rig", Target(vram_gb=gb, profile=settings.rank.profile))
+        for gb in DEFAULT_TARGETS
+    ]
+
+
+def _saved_label(name: str, vram_gb: float) -> str:
+    return f"{name}: {vram_gb:g} GB"
+
+
+def load_report_rigs(
+    session: Session,
+    settings: Settings,
+    skus: Mapping[str, Sku],
+    deals: Mapping[str, Sequence[Deal]],
+    *,
+    now: datetime,
+) -> tuple[ReportRig, ...]:
+    """Each target's best rig (targets with none are left out).
+
+    ``deals``: every priced listing by profile, as the report loaded them
+    (``ReportData.plan_deals``); only the servers' included GPUs are read here.
+    """
+    rules = load_plan_rules()
+    hosts = [d.listing_id for ds in deals.values() for d in ds if d.category is not Category.GPU]
+    includes = load_includes(session, hosts)
+    offers = {
+        profile: [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ds]
+        for profile, ds in deals.items()
+    }
+    rigs = []
+    for label, target in report_targets(settings):
+        plans = _plan(offers.get(target.profile, []), skus, rules, target, settings, now)
+        if plans:
+            rigs.append(render_report_rig(label, plans[0], now))
+    return tuple(rigs)
+
+
+def _plan(
+    offers: Sequence[Offer],
+    skus: Mapping[str, Sku],
+    rules: PlanRules,
+    target: Target,
+    settings: Settings,
+    now: datetime,
+) -> list[Plan]:
+    target = replace(target, limit=max(target.limit, COMPARED))
+    return plan_rigs(offers, skus, rules, target, currency=settings.rank.currency, now=now)
+
+
+def render_report_rig(target: str, plan: Plan, now: datetime) -> ReportRig:
+    """The plan in the report's words: the same figures and part labels as ``rigscout plan``."""
+    return ReportRig(
+        target=target,
+        name=summary(plan),
+        total_price=plan.total,
+        currency=plan.currency,
+        figures=render_plan_figures(plan),
+        summary=plan.explanation,
+        warnings=plan.warnings,
+        links=tuple(
+            (f"{part.role}: {render_part_label(part, plan.currency, now)}", part.url or "")
+            for part in plan.parts
+        ),
+    )
