@@ -9,13 +9,10 @@ run sends those again: at most the one message in flight can repeat, never the h
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
-from alerts.discord import DiscordNotifier
-from alerts.email import EmailNotifier
 from alerts.outbox import (
     load_open_alerts,
     load_open_channels,
@@ -24,18 +21,15 @@ from alerts.outbox import (
     save_released,
     save_sent,
 )
-from alerts.settings import SmtpChannel
 from core.errors import AlertError
 from core.models import BuyingFormat, Category, Deal
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from datetime import datetime
 
-    import httpx
     from sqlalchemy.orm import Session
 
-    from alerts.settings import Channel
     from db.models import AlertRow
 
 log = logging.getLogger(__name__)
@@ -153,23 +147,6 @@ def _preview(
         would_send=would_send,
         previews=previews,
     )
-
-
-def build_notifiers(
-    channels: Mapping[str, Channel],
-    *,
-    client: httpx.Client,
-    sleep: Callable[[float], None] = time.sleep,
-    report_url: str | None = None,
-) -> dict[str, Notifier]:
-    """One notifier per configured channel (email or Discord); emails link ``report_url``."""
-    notifiers: dict[str, Notifier] = {}
-    for name, channel in channels.items():
-        if isinstance(channel, SmtpChannel):
-            notifiers[name] = EmailNotifier(channel, report_url=report_url)
-        else:
-            notifiers[name] = DiscordNotifier(channel, client, sleep=sleep)
-    return notifiers
 
 
 TEST_DEAL = Deal(

@@ -270,12 +270,3 @@ def _alerts(model: ConfigFile, environ: Mapping[str, str]) -> AlertSettings:
     rules = tuple(_rule(i, r, channels) for i, r in enumerate(section.rule or [], 1))
     values = section.model_dump(exclude_unset=True, include={"price_drop"})
     return _build(AlertSettings, {**values, "rules": rules, "channels": channels})
-
-
-def missing_secrets(channels: Mapping[str, Channel]) -> list[str]:
-    """One line per channel that cannot send because its secret variable is not set."""
-    return [
-        f"alert channel {c.name!r}: environment variable {c.webhook_url_env} is not set"
-        for c in channels.values()
-        if isinstance(c, DiscordChannel) and not c.webhook_url
-    ]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import httpx
 from sqlalchemy.orm import Session
 
-from alerts.dispatch import build_notifiers
+from alerts.channels import build_notifiers
 from core.errors import ConfigError
 from db.engine import open_engine
 from db.migrate import upgrade

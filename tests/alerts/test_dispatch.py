@@ -16,8 +16,9 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from alerts.channels import build_notifiers
 from alerts.discord import DiscordNotifier
-from alerts.dispatch import DispatchReport, Notifier, build_notifiers, send_pending
+from alerts.dispatch import DispatchReport, Notifier, send_pending
 from alerts.email import EmailNotifier
 from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules

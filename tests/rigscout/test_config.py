@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from alerts.channels import missing_secrets
 from alerts.settings import DiscordChannel, SmtpChannel
 from core.errors import ConfigError
 from core.models import Mode
-from rigscout.config.load import load_settings, missing_secrets
+from rigscout.config.load import load_settings
 
 STARTER = Path(__file__).resolve().parents[2] / "rigscout" / "config" / "starter.toml"
 

@@ -8,7 +8,6 @@ import click
 
 from core.errors import ConfigError, RigscoutError
 from rigscout.cli.commands.app import AppContext, handle_errors, pass_app
-from rigscout.config.load import missing_secrets
 
 
 @click.group()
@@ -28,7 +27,8 @@ def alerts_test(app: AppContext) -> None:
     """
     import httpx
 
-    from alerts.dispatch import build_notifiers, send_test_message
+    from alerts.channels import build_notifiers, missing_secrets
+    from alerts.dispatch import send_test_message
 
     settings = app.settings()
     if not settings.alerts.channels:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from alerts.settings import DiscordChannel
 from core.errors import ConfigError, LockedError, RigscoutError, StoreError
 from rigscout.cli.logs import add_secrets, redact
 from rigscout.config.load import Settings, load_settings, resolve_config_path
@@ -76,13 +75,10 @@ pass_app = click.make_pass_decorator(AppContext)
 
 def secret_values(settings: Settings) -> tuple[str, ...]:
     """Every secret the settings hold, for the log filter to mask."""
-    values = [settings.api.client_id, settings.api.client_secret]
-    for channel in settings.alerts.channels.values():
-        if isinstance(channel, DiscordChannel):
-            values.append(channel.webhook_url)
-        else:
-            values += [channel.password, channel.username]
-    return tuple(v for v in values if v)
+    from alerts.channels import secret_values as channel_secrets
+
+    api = tuple(v for v in (settings.api.client_id, settings.api.client_secret) if v)
+    return api + channel_secrets(settings.alerts.channels.values())
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:

@@ -1,0 +1,67 @@
+"""Every channel type is one row of the registry: the run, `alerts test` and the log filter ask
+it, so a settings record no row claims is refused, never sent as if it were Discord."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import httpx
+import pytest
+
+from alerts.channels import (
+    CHANNEL_TYPES,
+    build_notifiers,
+    channel_type,
+    missing_secrets,
+    secret_values,
+)
+from alerts.discord import DiscordNotifier
+from alerts.email import EmailNotifier
+from alerts.settings import DiscordChannel, SmtpChannel
+from core.errors import ConfigError
+
+MAIL = SmtpChannel(
+    name="mail",
+    host="127.0.0.1",
+    port=2525,
+    sender="rigscout@example.org",
+    recipients=("me@example.org",),
+    username="smtp-user",
+    password="smtp-pass",
+)
+HOOK = DiscordChannel(name="hook", webhook_url="https://discord.test/api/webhooks/1/token")
+
+
+def test_each_settings_record_has_its_own_notifier() -> None:
+    with httpx.Client() as client:
+        notifiers = build_notifiers({"mail": MAIL, "hook": HOOK}, client=client)
+    assert isinstance(notifiers["mail"], EmailNotifier)
+    assert isinstance(notifiers["hook"], DiscordNotifier)
+    assert [row.name for row in CHANNEL_TYPES] == ["email", "discord"]
+
+
+def test_a_channel_no_row_claims_is_refused_not_treated_as_another() -> None:
+    @dataclass(frozen=True)
+    class SlackChannel:
+        name: str
+
+    with pytest.raises(ConfigError, match="SlackChannel"):
+        channel_type(SlackChannel("slack"))
+    with httpx.Client() as client, pytest.raises(ConfigError):
+        build_notifiers({"slack": SlackChannel("slack")}, client=client)
+
+
+def test_the_secret_values_of_every_channel_are_known_to_the_log_filter() -> None:
+    assert set(secret_values([MAIL, HOOK])) == {
+        "smtp-user",
+        "smtp-pass",
+        "https://discord.test/api/webhooks/1/token",
+    }
+
+
+def test_a_missing_webhook_is_named_by_its_variable() -> None:
+    unset = DiscordChannel(name="hook", webhook_url="", webhook_url_env="MY_HOOK")
+    assert missing_secrets({"mail": MAIL, "hook": unset}) == [
+        "alert channel 'hook': environment variable MY_HOOK is not set"
+    ]
+    assert missing_secrets({"mail": MAIL, "hook": HOOK}) == []
