@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ranking.auction import PRIOR, fit_auction_model, render_prior
-from ranking.auction_bids import parse_bid_histories, snapshots_of
+from tests.support.auction_bids import parse_bid_histories, snapshots_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ranking.auction import AuctionModel, AuctionSnapshot
-    from ranking.auction_bids import BidHistory
+    from tests.support.auction_bids import BidHistory
 
 ROOT = Path(__file__).resolve().parents[1]
 HISTORIES = ROOT.parent / "shared" / "ebay-samples" / "datasets" / "auction_bid_histories_2003.csv"
@@ -68,7 +68,7 @@ def rebuilt_matches(histories: Sequence[BidHistory]) -> str:
 
 
 def _final_seen(history: BidHistory) -> Decimal:
-    from ranking.auction_bids import visible_price
+    from tests.support.auction_bids import visible_price
 
     return visible_price(history, history.duration)[0]
 

@@ -3,7 +3,7 @@
 Synthetic listings of every catalog GPU and server (lots of 1-8, a sixth of them running
 auctions, some servers sold with GPUs) at prices around realistic levels. Times
 ``ranking.plan.plan_rigs`` (best of 3) for a few targets on all of them, then runs the planner
-and ``ranking.plan_exhaustive.plan_rigs_exhaustive`` (every host with every set of GPU
+and ``tests.support.plan_exhaustive.plan_rigs_exhaustive`` (every host with every set of GPU
 listings) on a small case and reports whether their plans are equal.
 
     .venv/bin/python -m bench plan
@@ -20,8 +20,8 @@ from typing import Any
 from core.models import Category, Included
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
-from ranking.plan_exhaustive import plan_rigs_exhaustive
 from ranking.plan_rules import load_plan_rules
+from tests.support.plan_exhaustive import plan_rigs_exhaustive
 
 TARGETS = {
     "vram 64": Target(vram_gb=64),

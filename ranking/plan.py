@@ -9,7 +9,7 @@ The search: per GPU SKU, a 0/1 knapsack (``plan_cheapest.py``) gives the cheapes
 exactly ``u`` cards (lots count per unit) with at most ``a`` running auctions; only the
 cheapest ``slots // lot size`` listings of each lot size can matter, so 100,000 listings
 shrink to a few dozen per SKU. Per host model only its cheapest listing (and cheapest
-auction) can win. ``ranking/plan_exhaustive.py`` tries every combination instead, for tests
+auction) can win. ``tests/support/plan_exhaustive.py`` tries every combination instead, for tests
 and the benchmark.
 """
 

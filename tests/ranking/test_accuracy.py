@@ -10,7 +10,8 @@ import pytest
 
 from core.errors import NormalizeError
 from core.models import Category, Included, Kind, Normalized
-from ranking.accuracy import (
+from tests.conftest import FIXTURES, SHARED
+from tests.support.accuracy import (
     COLUMNS,
     AccuracyReport,
     LabeledTitle,
@@ -18,7 +19,6 @@ from ranking.accuracy import (
     render_accuracy_report,
     score_accuracy,
 )
-from tests.conftest import FIXTURES, SHARED
 
 if TYPE_CHECKING:
     from collections.abc import Callable

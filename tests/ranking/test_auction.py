@@ -15,16 +15,16 @@ from ranking.auction import (
     predict_final,
     render_prior,
 )
-from ranking.auction_bids import (
+from ranking.auction_watch import BidSeen, WatchedAuction, watched_snapshots
+from ranking.rows import SoldRow
+from tests.conftest import SAMPLES
+from tests.support.auction_bids import (
     BidHistory,
     ProxyBid,
     bid_increment,
     parse_bid_histories,
     visible_price,
 )
-from ranking.auction_watch import BidSeen, WatchedAuction, watched_snapshots
-from ranking.rows import SoldRow
-from tests.conftest import SAMPLES
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)

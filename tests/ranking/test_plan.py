@@ -11,8 +11,8 @@ from core.errors import ConfigError
 from core.models import Included
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
-from ranking.plan_exhaustive import plan_rigs_exhaustive
 from ranking.plan_rules import load_plan_rules
+from tests.support.plan_exhaustive import plan_rigs_exhaustive
 
 SKUS = {s.sku: s for s in load_catalog()}
 RULES = load_plan_rules()
