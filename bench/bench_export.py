@@ -80,6 +80,7 @@ def build_database(path: Path, observations: int, listings: int) -> None:
 def child(variant: str, path: Path) -> dict[str, float]:
     import pandas as pd
 
+    from core.settings import RankSettings
     from db.engine import open_engine
     from rigscout.outputs.export import ExportFilter, export_prices
 
@@ -88,7 +89,7 @@ def child(variant: str, path: Path) -> dict[str, float]:
     before_mb = _current_rss_mb()
     started = time.perf_counter()
     if variant == "chunked":
-        rows = export_prices(engine, out, ExportFilter())
+        rows = export_prices(engine, out, ExportFilter(), RankSettings()).rows
     else:
         frame = pd.read_sql(
             # money columns hold integer cents (db/types.py)

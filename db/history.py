@@ -1,19 +1,146 @@
-"""Price history as stored: the asking prices observed per SKU and day, for the report's
-charts. Raw rows only; what a row costs landed is ``ranking.landed``'s rule, applied by the
-caller, so no price is computed in SQL."""
+"""Price history as stored: every price point (asking and sold) for the CSV export, and the
+asking prices observed per SKU and day for the report's charts. Raw rows only: what a row costs
+landed is ``ranking.landed``'s rule, applied by the caller, so no price is computed in SQL."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Date, cast, func, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Date,
+    DateTime,
+    Select,
+    SQLColumnExpression,
+    String,
+    cast,
+    func,
+    literal,
+    select,
+    type_coerce,
+    union_all,
+)
 
-from db.models import ListingRow, ObservationRow
+from db.models import ListingRow, ObservationRow, SaleRow
 from ranking.rows import AskingRow
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
     from sqlalchemy.orm import Session
+
+AnySelect = Select[*tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryFilter:
+    """Which price history to read: SKUs, a category, and whole UTC days (inclusive)."""
+
+    skus: tuple[str, ...] = ()
+    category: str | None = None
+    since: date | None = None
+    until: date | None = None  # inclusive
+
+
+def _raw(column: SQLColumnExpression[Any]) -> ColumnElement[Any]:
+    """A money column as its stored integer cents (read in bulk by pandas, converted later)."""
+    return type_coerce(column, BigInteger())
+
+
+def price_points_query(engine: Engine, flt: HistoryFilter) -> AnySelect:
+    pg = engine.dialect.name == "postgresql"
+    # SQLite keeps dates as ISO text, which sorts like time; PostgreSQL needs a real cast.
+    # Times come back raw (ISO text on SQLite) and pandas parses a whole chunk at once:
+    # converting each row to a datetime in Python was a third of the export's time.
+    sold_at: ColumnElement[Any] = type_coerce(
+        cast(SaleRow.sold_date, DateTime(timezone=True)) if pg else SaleRow.sold_date, String()
+    )
+    observed_at = type_coerce(ObservationRow.observed_at, String())
+    active = (
+        select(
+            ListingRow.sku,
+            observed_at.label("at"),
+            literal("active").label("market"),
+            ObservationRow.currency,
+            ListingRow.category,
+            ListingRow.quantity,
+            _raw(ObservationRow.price).label("price"),
+            _raw(ObservationRow.shipping).label("shipping"),
+        )
+        .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
+        .where(ObservationRow.status == "active")
+    )
+    sold = select(
+        ListingRow.sku,
+        sold_at.label("at"),
+        literal("sold").label("market"),
+        SaleRow.currency,
+        ListingRow.category,
+        ListingRow.quantity,
+        _raw(SaleRow.price).label("price"),
+        _raw(SaleRow.shipping).label("shipping"),
+    ).join(ListingRow, ListingRow.id == SaleRow.listing_id)
+    parts = [
+        _filtered(part.where(ListingRow.sku.is_not(None), ListingRow.kind == "item"), column, flt)
+        for part, column in (
+            (active, ObservationRow.observed_at.expression),
+            (sold, SaleRow.sold_date.expression),
+        )
+    ]
+    union = union_all(*parts).subquery()
+    return select(union).order_by(union.c.sku, union.c.at)
+
+
+def _filtered(query: AnySelect, column: ColumnElement[Any], flt: HistoryFilter) -> AnySelect:
+    """Apply the filter; ``column`` is the row's time (a sale's date or an observation's time)."""
+    if flt.skus:
+        query = query.where(ListingRow.sku.in_(flt.skus))
+    if flt.category:
+        query = query.where(ListingRow.category == flt.category)
+    is_date = column.compare(SaleRow.sold_date.expression)
+    if flt.since:
+        query = query.where(column >= (flt.since if is_date else _start(flt.since)))
+    if flt.until:
+        if is_date:
+            query = query.where(column <= flt.until)
+        else:
+            query = query.where(column < _start(flt.until + timedelta(days=1)))
+    return query
+
+
+def _start(day: date) -> datetime:
+    """Filter dates are whole UTC days."""
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def listings_query(flt: HistoryFilter) -> AnySelect:
+    """Every observation with its listing's fields, in the order they were stored."""
+    query: AnySelect = (
+        select(
+            ListingRow.marketplace,
+            ListingRow.item_id,
+            ListingRow.sku,
+            ListingRow.category,
+            ListingRow.kind,
+            ListingRow.quantity,
+            ObservationRow.observed_at,
+            ObservationRow.status,
+            ObservationRow.price,
+            ObservationRow.price_max,
+            ObservationRow.shipping,
+            ObservationRow.currency,
+            ObservationRow.bids,
+            ListingRow.buying_format,
+            ListingRow.seller,
+            ListingRow.title,
+            ListingRow.url,
+        )
+        .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
+        .order_by(ObservationRow.id)
+    )
+    return _filtered(query, ObservationRow.observed_at.expression, flt)
 
 
 def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:

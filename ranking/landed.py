@@ -8,7 +8,7 @@ A currency without a rate is never converted 1:1: the listing is skipped and cou
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ def landed_unit_price(
     *,
     freight: Decimal | None = None,
 ) -> Landed | None:
-    """The landed unit price in the user's currency, rounded to the cent; None without an FX rate.
+    """The landed unit price in the user's currency, rounded half up to the cent; None without
+    an FX rate.
 
     ``freight`` (user's currency, for the whole listing) stands in for unknown shipping.
 
@@ -65,7 +66,7 @@ def landed_unit_price(
         total += freight or Decimal(0)
     if quantity > 1:
         total /= quantity
-    unit = total.quantize(CENT)
+    unit = total.quantize(CENT, rounding=ROUND_HALF_UP)
     return Landed(unit, settings.currency, shipping is not None, freight_estimated=estimated)
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session
 
 from core.models import BuyingFormat, Category, Kind, Listing, Normalized
+from core.settings import RankSettings
 from db.engine import open_engine
 from db.migrate import alembic_config, current_revision, head_revision, upgrade
 from db.models import AlertRow, ListingRow, ObservationRow, SaleRow
@@ -115,7 +116,7 @@ def test_prices_round_trip_exactly(engine):
         listing(
             "1", str(Decimal("0.10") + Decimal("0.20")), "19999999.99", price_max=Decimal("0.31")
         ),
-        listing("2", "19999999.99", None),
+        listing("2", "19999999.99", None),  # unknown shipping: + the $25 GPU freight estimate
         listing("3", "1234.56", "0.01", sold_date=date(2026, 11, 19)),
     )
     with Session(engine) as session:
@@ -182,8 +183,8 @@ def test_price_export_of_known_amounts_is_byte_identical(engine):
     save(
         engine,
         listing("1", "0.10", "0.20"),
-        listing("2", "19999999.99", None),
-        listing("3", "10.01", "0.00"),  # a lot of two: 5.005 a unit, rounded half up
+        listing("2", "19999999.99", None),  # unknown shipping: + the $25 GPU freight estimate
+        listing("3", "10.01", "0.00"),  # a lot of two: 5.005 a unit, rounded half up as rank rounds it
         listing("4", "1234.56", "15.00", sold_date=date(2026, 11, 19)),
     )
     with Session(engine) as session, session.begin():
@@ -191,12 +192,12 @@ def test_price_export_of_known_amounts_is_byte_identical(engine):
             ListingRow.__table__.update().where(ListingRow.item_id == "3").values(quantity=2)
         )
     out = io.StringIO()
-    export_prices(engine, out, ExportFilter())
+    export_prices(engine, out, ExportFilter(), RankSettings())
 
     assert out.getvalue() == (
         "sku,period,market,currency,count,min,median,max\n"
         "nvidia-tesla-p40,2026-11-19,sold,USD,1,1249.56,1249.56,1249.56\n"
-        "nvidia-tesla-p40,2026-11-20,active,USD,3,0.30,5.01,19999999.99\n"
+        "nvidia-tesla-p40,2026-11-20,active,USD,3,0.30,5.01,20000024.99\n"
     )
 
 

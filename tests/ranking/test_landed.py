@@ -53,3 +53,8 @@ def test_a_currency_without_a_usable_rate_is_never_converted_one_to_one(rate):
 def test_the_users_own_currency_needs_no_rate():
     settings = RankSettings(currency="GBP", fx_rates={})
     assert fx_rate("gbp", settings) == Decimal(1)
+
+
+def test_a_half_cent_is_rounded_up_as_a_seller_would_charge_it():
+    lot = landed_unit_price(Decimal("10.01"), Decimal("0"), 2, "USD", RankSettings())
+    assert lot is not None and lot.unit_price == Decimal("5.01")

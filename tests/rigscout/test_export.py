@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 
 import rigscout.outputs.export as export_module
+from core.settings import RankSettings
 from db.models import ListingRow, ObservationRow, SaleRow
 from rigscout.outputs.export import ExportFilter, export_listings, export_prices
 
@@ -77,7 +78,7 @@ def history(session):
     observe(session, a, 3, "170.00", "20.00")
     observe(session, b, 2, "210.00")
     observe(session, lot, 2, "700.00", "40.00")  # 185.00 a unit
-    observe(session, v100, 2, "139.00", None)  # unknown shipping counts as 0
+    observe(session, v100, 2, "139.00", None)  # unknown shipping: the $25 GPU freight estimate
     observe(session, heatsink, 2, "40.00")
     sell(session, a, 3, "175.50", "10.00")
     sell(session, v100, 9, "201.00")
@@ -86,7 +87,8 @@ def history(session):
 
 def read_prices(engine, **kwargs) -> list[dict[str, str]]:
     out = io.StringIO()
-    export_prices(engine, out, ExportFilter(**kwargs.pop("flt", {})), **kwargs)
+    rank = kwargs.pop("rank", RankSettings())
+    export_prices(engine, out, ExportFilter(**kwargs.pop("flt", {})), rank, **kwargs)
     return list(csv.DictReader(io.StringIO(out.getvalue())))
 
 
@@ -101,7 +103,7 @@ def test_daily_prices_per_sku_split_sold_and_active(engine):
         ("nvidia-tesla-p40", "2026-11-02", "active", "3", "185.00", "200.00", "210.00"),
         ("nvidia-tesla-p40", "2026-11-03", "active", "1", "190.00", "190.00", "190.00"),
         ("nvidia-tesla-p40", "2026-11-03", "sold", "1", "185.50", "185.50", "185.50"),
-        ("nvidia-tesla-v100-sxm2-16gb", "2026-11-02", "active", "1", "139.00", "139.00", "139.00"),
+        ("nvidia-tesla-v100-sxm2-16gb", "2026-11-02", "active", "1", "164.00", "164.00", "164.00"),
         ("nvidia-tesla-v100-sxm2-16gb", "2026-11-09", "sold", "1", "201.00", "201.00", "201.00"),
     ]
 
@@ -128,3 +130,36 @@ def test_listings_export_has_every_observation(engine):
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert {r["item_id"] for r in rows} == {"1", "2", "3", "4", "5"}
     assert rows[0]["price"] in {"180.00", "180.0", "180"}
+
+
+def test_prices_are_landed_in_the_users_currency_as_rank_lands_them(session, engine):
+    eur = listing(session, "7", "nvidia-tesla-p40")
+    sek = listing(session, "8", "nvidia-tesla-p40")
+    session.add_all(
+        [
+            ObservationRow(
+                listing_id=eur.id,
+                observed_at=datetime(2026, 11, 2, 9, tzinfo=UTC),
+                price=Decimal("180.00"),
+                shipping=Decimal("20.00"),
+                currency="EUR",
+                status="active",
+            ),
+            ObservationRow(
+                listing_id=sek.id,
+                observed_at=datetime(2026, 11, 2, 9, tzinfo=UTC),
+                price=Decimal("1999.00"),
+                shipping=Decimal("0"),
+                currency="SEK",
+                status="active",
+            ),
+        ]
+    )
+    session.commit()
+    rank = RankSettings(fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")})
+    out = io.StringIO()
+    counts = export_prices(engine, out, ExportFilter(), rank)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    # €200 landed at 1.10 is $220.00; the SEK price has no rate: left out and counted, never 1:1
+    assert [(r["currency"], r["count"], r["min"]) for r in rows] == [("USD", "1", "220.00")]
+    assert (counts.rows, counts.unpriced) == (1, 1)

@@ -93,6 +93,9 @@ def export_prices_cmd(
 ) -> None:
     """Landed unit price per SKU per period: count, min, median, max; sold vs active.
 
+    Prices are landed as in `rank`: in your currency, per unit, with the estimated freight
+    for unknown shipping.
+
     Example:
 
         rigscout export prices --category gpu --since 2026-10-01 --freq week
@@ -100,10 +103,16 @@ def export_prices_cmd(
     from rigscout.outputs.export import export_prices
 
     flt = _export_filter(skus, category, since, until)
-    engine = open_existing_store(app.settings())
+    settings = app.settings()
+    engine = open_existing_store(settings)
     with _output(output) as out:
-        rows = export_prices(engine, out, flt, freq=freq)
-    _report(rows, output)
+        counts = export_prices(engine, out, flt, settings.rank, freq=freq)
+    if counts.unpriced:
+        click.echo(
+            f"{counts.unpriced} prices left out: their currency has no rate in [rank.fx_rates]",
+            err=True,
+        )
+    _report(counts.rows, output)
 
 
 @export.command("listings")
