@@ -81,11 +81,13 @@ def score_sku_value(sku: Sku, profile: Profile, profiles: Profiles) -> SkuValue:
     )
 
 
-def _gpu_value(sku: Sku, profile: Profile) -> SkuValue:
+def board_value(sku: Sku) -> SkuValue:
+    """A GPU board's totals (effective compute, VRAM, bandwidth of all its GPUs), before any
+    profile weighs them: what the report's value chart divides today's price by."""
     gpus = max(sku.gpus_per_board, 1)
     compute = effective_compute(sku)
     compute_total = compute[1] * gpus if compute else None
-    value = SkuValue(
+    return SkuValue(
         sku=sku.sku,
         category=sku.category,
         capability=0.0,
@@ -97,7 +99,12 @@ def _gpu_value(sku: Sku, profile: Profile) -> SkuValue:
         devices=gpus,
         needs_host=sku.needs_host,
     )
-    if profile.per_device and gpus > 1:
+
+
+def _gpu_value(sku: Sku, profile: Profile) -> SkuValue:
+    value = board_value(sku)
+    compute = effective_compute(sku)
+    if profile.per_device and value.devices > 1:
         value = replace(value, vram_gb=sku.vram_gb, bandwidth_gbs=sku.mem_bandwidth_gbs)
     totals = value.totals()
     if sku.bf16 and "compute" in totals:

@@ -184,7 +184,9 @@ def test_price_export_of_known_amounts_is_byte_identical(engine):
         engine,
         listing("1", "0.10", "0.20"),
         listing("2", "19999999.99", None),  # unknown shipping: + the $25 GPU freight estimate
-        listing("3", "10.01", "0.00"),  # a lot of two: 5.005 a unit, rounded half up as rank rounds it
+        listing(
+            "3", "10.01", "0.00"
+        ),  # a lot of two: 5.005 a unit, rounded half up as rank rounds it
         listing("4", "1234.56", "15.00", sold_date=date(2026, 11, 19)),
     )
     with Session(engine) as session, session.begin():

@@ -151,3 +151,17 @@ def test_each_sku_with_prices_gets_a_history_chart_and_the_value_chart_marks_gpu
     assert page.count('class="band"') == 1
     assert page.count('<g class="mark">') == 2
     assert "$6.19" in page  # V100 SXM2: $99 / 16 GB
+
+
+def test_the_value_chart_divides_by_the_compute_the_ranking_counts():
+    from ranking.value import board_value, effective_compute
+    from rigscout.outputs.report.page import score_value_points
+    from tests.report.records import SKUS
+
+    best = {P40: deal(2, sku=P40, sku_name="Tesla P40", landed_unit_price="230")}
+    (point,) = score_value_points(best, SKUS)
+    basis, tflops = effective_compute(SKUS[P40])
+    # The P40's FP16 is crippled (1/64 rate): it is valued on its FP32, as its deal sentence is.
+    assert basis == "FP32"
+    assert point.per_tflops == round(230 / tflops, 4)
+    assert point.per_gb == round(230 / board_value(SKUS[P40]).vram_gb, 4)

@@ -34,7 +34,8 @@ MAX_POINTS = 150  # sold points drawn per chart (plenty for 640 px); more are th
 
 @dataclass(frozen=True, slots=True)
 class ValuePoint:
-    """One SKU at today's best price: what a GB of VRAM and an FP16 TFLOP/s cost."""
+    """One SKU at today's best price: what a GB of VRAM and a TFLOP/s of the compute the
+    ranking counts (FP16 tensor, else FP16, else FP32) cost."""
 
     sku: str
     name: str
@@ -145,7 +146,7 @@ def render_history_chart(
 
 
 def render_value_chart(points: Sequence[ValuePoint], *, currency: str) -> Markup:
-    """One mark per SKU: price per GB of VRAM against price per FP16 TFLOP/s (log scales)."""
+    """One mark per SKU: price per GB of VRAM against price per TFLOP/s (log scales)."""
     if not points:
         return Markup("")
     xs = [p.per_gb for p in points]
@@ -170,7 +171,7 @@ def render_value_chart(points: Sequence[ValuePoint], *, currency: str) -> Markup
         f'<text class="axis-label" x="{(LEFT + W - RIGHT) / 2}" y="{height - 4}" '
         f'text-anchor="middle">{escape(currency)} per GB of VRAM (cheaper ←)</text>'
         f'<text class="axis-label" transform="rotate(-90)" x="{-(height - BOTTOM + TOP) / 2}" '
-        f'y="12" text-anchor="middle">{escape(currency)} per FP16 TFLOP/s (cheaper ↓)</text>'
+        f'y="12" text-anchor="middle">{escape(currency)} per TFLOP/s (cheaper ↓)</text>'
     )
     placed: list[tuple[float, float, float]] = []  # label boxes: x0, x1, baseline y
     for p in sorted(points, key=lambda p: (p.per_tflops, p.per_gb)):
@@ -191,7 +192,13 @@ def render_value_chart(points: Sequence[ValuePoint], *, currency: str) -> Markup
             f'text-anchor="{anchor}">{escape(name)}</text></g>'
         )
     desc = f"{len(points)} GPUs at today's best fixed price; lower left is better value"
-    return _svg("Price per GB of VRAM and per FP16 TFLOP/s", desc, parts, "value", height=height)
+    return _svg(
+        "Price per GB of VRAM and per TFLOP/s (FP16 tensor, else FP16, else FP32)",
+        desc,
+        parts,
+        "value",
+        height=height,
+    )
 
 
 def short_name(name: str) -> str:

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from alerts.format import safe_url
 from core.fmt import time_left
 from core.models import BuyingFormat, Category
+from ranking.value import board_value, value_metrics
 from rigscout import __version__
 from rigscout.outputs.report import fmt
 from rigscout.outputs.report.changes import (
@@ -186,27 +187,26 @@ def render_histories(data: ReportData, *, since: date, today: date) -> list[Hist
 
 
 def score_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -> list[ValuePoint]:
-    """Each GPU with a fixed-price deal: its best price per GB of VRAM and per FP16 TFLOP/s.
+    """Each GPU with a fixed-price deal: its best price per GB of VRAM and per TFLOP/s.
 
-    FP16 is the tensor-core rate, else the plain FP16 rate (tiny on a P40); a card with no
-    FP16 at all has no mark. A dual-GPU board counts both of its GPUs.
+    The figures are the ranking's own (``ranking.value``): a board's totals (a dual-GPU board
+    counts both GPUs) and its effective compute (FP16 tensor, else FP16 when it is not
+    crippled, else FP32), so the chart and the deals' sentences agree.
     """
     points = []
     for code, deal in best.items():
         sku = skus.get(code)
-        if sku is None or sku.category is not Category.GPU:
+        if sku is None or sku.category is not Category.GPU or deal.landed_unit_price <= 0:
             continue
-        fp16 = sku.fp16_tensor_tflops or sku.fp16_tflops
-        if not sku.vram_gb or not fp16 or deal.landed_unit_price <= 0:
+        metrics = value_metrics(board_value(sku), deal.landed_unit_price)
+        if "price_per_vram" not in metrics or "price_per_compute" not in metrics:
             continue
-        price = float(deal.landed_unit_price)
-        gpus = max(sku.gpus_per_board, 1)
         points.append(
             ValuePoint(
                 sku=code,
                 name=sku.name,
-                per_gb=price / (sku.vram_gb * gpus),
-                per_tflops=price / (fp16 * gpus),
+                per_gb=metrics["price_per_vram"],
+                per_tflops=metrics["price_per_compute"],
                 price=deal.landed_unit_price,
             )
         )
