@@ -18,7 +18,10 @@ from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, SaleRow
 from ranking.rows import ActiveRow, SoldRow
 
+CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import date, datetime
 
     from sqlalchemy.orm import Session
@@ -105,6 +108,20 @@ def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list
         ) in session.connection().execute(stmt).all()
         if not _included(includes)
     ]  # fmt: skip
+
+
+def load_includes(session: Session, listing_ids: Iterable[int]) -> dict[int, tuple[Included, ...]]:
+    """The GPUs each of these server listings comes with (listings with none are left out)."""
+    ids = sorted(set(listing_ids))
+    found: dict[int, tuple[Included, ...]] = {}
+    for start in range(0, len(ids), CHUNK):
+        stmt = select(ListingRow.id, cast(ListingRow.includes, String)).where(
+            ListingRow.id.in_(ids[start : start + CHUNK])
+        )
+        for listing_id, text in session.execute(stmt):
+            if items := _included(text):
+                found[listing_id] = items
+    return found
 
 
 def _included(text: str | None) -> tuple[Included, ...]:

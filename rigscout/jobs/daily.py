@@ -15,12 +15,12 @@ from sqlalchemy.orm import Session
 from alerts.channels import build_notifiers, missing_secrets
 from core.errors import ConfigError, RigscoutError
 from db.engine import open_engine
+from db.lock import run_lock
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
 from ranking.catalog_user import user_normalizer
 from rigscout.cli.deal_view import deal_json, load_skus, print_deals
 from rigscout.cli.render import progress_bar, render_run_summary
-from rigscout.jobs.lock import run_lock
 from rigscout.jobs.pipeline import Collector, RunPlan, RunReport, run_daily
 from rigscout.jobs.wiring import (
     normalizer_for,

@@ -11,13 +11,13 @@ from sqlalchemy.orm import Session
 from alerts.channels import build_notifiers
 from core.errors import ConfigError
 from db.engine import open_engine
+from db.lock import run_lock
 from db.migrate import upgrade
 from db.sweeps import load_last_polls, load_search_weights, save_poll
 from ranking.catalog import load_catalog
 from ranking.normalize import Normalizer
 from rigscout.jobs.daily import load_skus, open_collector
 from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
-from rigscout.jobs.lock import run_lock
 from rigscout.jobs.pipeline import RunPlan, RunReport, run_daily
 from rigscout.jobs.wiring import normalizer_for, utcnow
 

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
-
 from core.models import Category, Included
-from db.models import ListingRow
+from db.rank_rows import load_includes
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, plan_rigs
 from ranking.plan_rules import load_plan_rules
@@ -21,7 +19,7 @@ from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.deals import load_ranking
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from datetime import datetime
 
     from sqlalchemy.orm import Session
@@ -32,7 +30,6 @@ if TYPE_CHECKING:
     from rigscout.config.load import Settings
 
 EVERY_LISTING = 10**9  # the planner needs every priced listing, not the top 50
-CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 
 
 def load_plans(
@@ -80,22 +77,3 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         notes=tuple(f.label for f in deal.flags if f.severity == "warn"),
         marketplace=deal.marketplace,
     )
-
-
-def load_includes(session: Session, listing_ids: Iterable[int]) -> dict[int, tuple[Included, ...]]:
-    """The GPUs each of these server listings comes with (listings with none are left out)."""
-    ids = sorted(set(listing_ids))
-    found: dict[int, tuple[Included, ...]] = {}
-    for start in range(0, len(ids), CHUNK):
-        stmt = select(ListingRow.id, ListingRow.includes).where(
-            ListingRow.id.in_(ids[start : start + CHUNK])
-        )
-        for listing_id, raw in session.execute(stmt):
-            items = tuple(
-                Included(str(i["sku"]), int(str(i.get("quantity", 1))))
-                for i in raw or []
-                if isinstance(i, dict) and i.get("sku")
-            )
-            if items:
-                found[listing_id] = items
-    return found

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from ranking.profiles import load_profiles
 from ranking.value import score_sku_value
-from rigscout.outputs.export import ExportFilter, load_price_chunks
+from rigscout.outputs.export import ExportFilter, landed_cents, load_price_chunks
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
+    from core.settings import RankSettings
     from ranking.catalog import Sku
     from ranking.market import Market
 
@@ -40,9 +41,13 @@ class ValuePoint:
     category: str
 
 
-def load_history(engine: Engine, sku: str, *, since: date | None = None) -> pd.DataFrame:
-    """Price points of one SKU: columns at (UTC), market (sold|active), currency, price."""
-    chunks = list(load_price_chunks(engine, ExportFilter(skus=(sku,), since=since)))
+def load_history(
+    engine: Engine, sku: str, rank: RankSettings, *, since: date | None = None
+) -> pd.DataFrame:
+    """Price points of one SKU, landed as ``rank`` lands them: columns at (UTC), market
+    (sold|active), currency (the user's), price."""
+    flt = ExportFilter(skus=(sku,), since=since)
+    chunks = [landed_cents(chunk, rank) for chunk in load_price_chunks(engine, flt)]
     if not chunks:
         return pd.DataFrame(columns=["at", "market", "currency", "price"])
     data = pd.concat(chunks, ignore_index=True)

@@ -207,7 +207,7 @@ def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path
 
 
 def test_a_run_refused_by_the_lock_exits_3(tmp_path: Path):
-    from rigscout.jobs.lock import run_lock
+    from db.lock import run_lock
 
     config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
     assert CliRunner().invoke(cli, ["--config", str(config), "init"]).exit_code == 0

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, inspect
 
+from db.lock import run_lock
 from rigscout.cli.main import cli
-from rigscout.jobs.lock import run_lock
 from tests.rigscout.helpers import (
     DEMO,
     collector_config,

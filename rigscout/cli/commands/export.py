@@ -182,7 +182,8 @@ def chart_history(
     check_skus(skus, settings.catalog_extra)
     catalog = load_skus(settings.catalog_extra)
     engine = open_existing_store(settings)
-    histories = {s: load_history(engine, s, since=since.date() if since else None) for s in skus}
+    day = since.date() if since else None
+    histories = {s: load_history(engine, s, settings.rank, since=day) for s in skus}
     empty = [s for s, history in histories.items() if history.empty]
     if len(empty) == len(skus):
         raise ConfigError(

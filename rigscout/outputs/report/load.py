@@ -10,14 +10,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func, select
-
 from alerts.outbox import parse_snapshot
 from core.errors import AlertError
 from db.history import load_asking_rows
-from db.latest import LATEST, LATEST_ID
-from db.models import AlertRow, ListingRow
 from db.rank_rows import load_sold_rows
+from db.report_rows import load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
 from ranking.landed import landed_unit_price, landed_with_freight
 from ranking.profiles import load_profiles
@@ -171,14 +168,8 @@ def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[As
 
 def load_sent_alerts(session: Session, limit: int = ALERTS_SHOWN) -> tuple[SentAlert, ...]:
     """The latest alerts delivered, newest first, as the deal they carried."""
-    stmt = (
-        select(AlertRow)
-        .where(AlertRow.status == "sent", AlertRow.sent_at.is_not(None))
-        .order_by(AlertRow.sent_at.desc(), AlertRow.id.desc())
-        .limit(limit)
-    )
     sent = []
-    for row in session.scalars(stmt):
+    for row in load_sent_alert_rows(session, limit):
         try:
             deal = parse_snapshot(row.payload, alert_id=row.id)
         except AlertError:
@@ -192,31 +183,7 @@ def load_new_rare(
     session: Session, *, now: datetime, limit: int = NEW_SHOWN
 ) -> tuple[NewListing, ...]:
     """Listings first seen in the last day, of SKUs with at most ``RARE_MAX_ACTIVE`` active."""
-    active = (ListingRow.status == "active", ListingRow.kind == "item", ListingRow.sku.is_not(None))
-    counts = (
-        select(ListingRow.sku, func.count().label("n"))
-        .where(*active)
-        .group_by(ListingRow.sku)
-        .having(func.count() <= RARE_MAX_ACTIVE)
-        .subquery()
+    rows = load_new_rare_rows(
+        session, since=now - NEW_WITHIN, max_active=RARE_MAX_ACTIVE, limit=limit
     )
-    stmt = (
-        select(
-            ListingRow.sku,
-            ListingRow.title,
-            ListingRow.url,
-            ListingRow.first_seen,
-            LATEST.price,
-            LATEST.currency,
-            counts.c.n,
-        )
-        .join(counts, counts.c.sku == ListingRow.sku)
-        .join(LATEST, LATEST.id == LATEST_ID)
-        .where(*active, ListingRow.first_seen >= now - NEW_WITHIN)
-        .order_by(ListingRow.first_seen.desc(), ListingRow.id)
-        .limit(limit)
-    )
-    return tuple(
-        NewListing(str(sku), title, url, seen, price, currency, int(n))
-        for sku, title, url, seen, price, currency, n in session.execute(stmt)
-    )
+    return tuple(NewListing(*row) for row in rows)

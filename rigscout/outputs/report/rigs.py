@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.models import Category
+from db.rank_rows import load_includes
 from ranking.plan import Target, plan_rigs
 from ranking.plan_explain import summary
 from ranking.plan_render import render_part_label, render_plan_figures
 from ranking.plan_rules import load_plan_rules
 from rigscout.jobs.plan_alerts import saved_plan_target
-from rigscout.jobs.plans import load_includes, offer_from_deal
+from rigscout.jobs.plans import offer_from_deal
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

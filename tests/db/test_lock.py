@@ -8,7 +8,7 @@ import time
 import pytest
 
 from core.errors import LockedError
-from rigscout.jobs.lock import run_lock
+from db.lock import run_lock
 
 
 def test_a_second_run_is_refused_while_the_first_holds_the_lock(engine):
