@@ -85,6 +85,15 @@ def sale_weight(*, best_offer_accepted: bool, source: str) -> Decimal:
     return weight
 
 
+def sold_median(sales: Iterable[tuple[Decimal, Decimal]]) -> tuple[Decimal, int] | None:
+    """The market's rule on any set of (landed price, weight) sales: the weighted median after
+    prices far from the rest are dropped, and how many sales it kept; None when none is left.
+    The report's price moves use it, so a move compares medians the ranking would compute."""
+    kept = _without_outliers([_Point(price, weight) for price, weight in sales])
+    median = weighted_median((p.price, p.weight) for p in kept)
+    return None if median is None else (median.quantize(Decimal("0.01")), len(kept))
+
+
 def weighted_median(points: Iterable[tuple[Decimal, Decimal]]) -> Decimal | None:
     """Mean of the lower and upper weighted medians of (price, weight) points; None when empty.
 

@@ -69,3 +69,32 @@ def test_todays_own_asking_prices_do_not_hide_a_new_low():
     lows = score_new_lows(best, [sold(V100, "112", 4)], [asking(V100, "95", "150", 0)], now=NOW)
 
     assert [n.sku for n in lows] == [V100]
+
+
+def test_a_move_uses_the_markets_median_a_lone_outlier_does_not_make_a_move():
+    before = [sold(V100, p, ago) for p, ago in (("100", 9), ("102", 10), ("98", 11), ("101", 12))]
+    # The last week: five sales near 100 and one $900 listing mislabelled as a V100.
+    after = [sold(V100, p, ago) for p, ago in (("99", 1), ("100", 2), ("101", 3), ("102", 4))]
+    after += [sold(V100, "103", 5), sold(V100, "900", 6)]
+
+    (move,) = score_moves(before + after, now=NOW, days=7)
+
+    # A plain median of the six would be 101.50; the market leaves the $900 sale out.
+    assert (move.after, move.sales_after) == (Decimal("101.00"), 5)
+
+
+def test_a_best_offer_counts_less_in_a_move_as_in_the_market():
+    from dataclasses import replace
+
+    from ranking.market import sale_weight
+
+    before = [sold(V100, p, ago) for p, ago in (("100", 9), ("100", 10), ("100", 11))]
+    offer = sale_weight(best_offer_accepted=True, source="page")
+    after = [sold(V100, "100", 1), sold(V100, "100", 2)]
+    after += [replace(sold(V100, "130", ago), weight=offer) for ago in (3, 4, 5)]
+
+    (move,) = score_moves(before + after, now=NOW, days=7)
+
+    # Unweighted, the median of 100, 100, 130, 130, 130 is 130; the three best-offer upper
+    # bounds weigh half each, so the market's median, and the move, stay at 100: no move.
+    assert move.after == Decimal("100.00") and move.change == 0.0

@@ -1,16 +1,18 @@
 """What changed: price moves per SKU over 7 and 30 days, new lows, today's best prices.
 
-Pure functions over the loaded records. A move compares the median sold price of the last
-``days`` with the median of the ``days`` before, and needs ``min_sales`` sales on each side,
-so one odd sale does not make a headline.
+Pure functions over the loaded records. A move compares the sold median of the last ``days``
+with that of the ``days`` before, each by the market's own rule (``ranking.market``: best
+offers weigh less, far-off prices are left out), and needs ``min_sales`` sales kept on each
+side, so one odd sale does not make a headline.
 """
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import TYPE_CHECKING
+
+from ranking.market import sold_median
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -29,8 +31,8 @@ UNTRUSTED = "check_before_buying"  # ranking/flags.toml
 class Move:
     sku: str
     days: int
-    before: Decimal  # median sold price, the ``days`` before the last ``days``
-    after: Decimal  # median sold price, the last ``days``
+    before: Decimal  # sold median (the market's rule), the ``days`` before the last ``days``
+    after: Decimal  # sold median, the last ``days``
     sales_before: int
     sales_after: int
 
@@ -58,22 +60,22 @@ def score_moves(
     min_sales: int = 3,
     limit: int = MOVES_SHOWN,
 ) -> tuple[Move, ...]:
-    """The biggest moves (either way) of the median sold price per SKU over ``days``."""
+    """The biggest moves (either way) of the sold median per SKU over ``days``: each side's
+    median is the market's own (``ranking.market.sold_median``: weighted, outliers left out)."""
     today = now.astimezone(UTC).date()
     start, middle = today - timedelta(days=2 * days), today - timedelta(days=days)
-    before: dict[str, list[Decimal]] = {}
-    after: dict[str, list[Decimal]] = {}
+    before: dict[str, list[tuple[Decimal, Decimal]]] = {}
+    after: dict[str, list[tuple[Decimal, Decimal]]] = {}
     for point in sold:
         if start < point.day <= middle:
-            before.setdefault(point.sku, []).append(point.price)
+            before.setdefault(point.sku, []).append((point.price, point.weight))
         elif middle < point.day <= today:
-            after.setdefault(point.sku, []).append(point.price)
-    moves = [
-        Move(sku, days, statistics.median(old), statistics.median(after[sku]), len(old), len(new))
-        for sku, old in before.items()
-        if len(old) >= min_sales and len(new := after.get(sku, [])) >= min_sales
-    ]
-    moves = [m for m in moves if m.before > 0]
+            after.setdefault(point.sku, []).append((point.price, point.weight))
+    moves = []
+    for sku, old in before.items():
+        then, now_ = sold_median(old), sold_median(after.get(sku, []))
+        if then and now_ and then[1] >= min_sales and now_[1] >= min_sales and then[0] > 0:
+            moves.append(Move(sku, days, then[0], now_[0], then[1], now_[1]))
     moves.sort(key=lambda m: (-abs(m.change), m.sku))
     return tuple(moves[:limit])
 

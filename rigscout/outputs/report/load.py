@@ -17,6 +17,7 @@ from db.rank_rows import load_sold_rows
 from db.report_rows import load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
 from ranking.landed import landed_unit_price, landed_with_freight
+from ranking.market import sale_weight
 from ranking.profiles import load_profiles
 from ranking.rank import RankFilters
 from rigscout.jobs.deals import load_rankings
@@ -141,7 +142,8 @@ def score_sold_points(
             continue
         landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, rank)
         if landed is not None:
-            points.append(SoldPoint(row.sku, row.sold_date, landed.unit_price))
+            weight = sale_weight(best_offer_accepted=row.best_offer_accepted, source=row.source)
+            points.append(SoldPoint(row.sku, row.sold_date, landed.unit_price, weight))
     return tuple(sorted(points, key=lambda p: (p.sku, p.day)))
 
 

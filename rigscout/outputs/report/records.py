@@ -6,12 +6,12 @@ Money is ``Decimal`` in the user's currency (``RankSettings.currency``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from datetime import date, datetime
-    from decimal import Decimal
 
     from core.models import Deal
     from db.runs import RunSummary
@@ -62,6 +62,7 @@ class SoldPoint:
     sku: str
     day: date
     price: Decimal  # landed unit price
+    weight: Decimal = Decimal(1)  # ranking.market.sale_weight: best offers and presumed count less
 
 
 @dataclass(frozen=True, slots=True)
