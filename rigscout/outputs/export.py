@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import pandas as pd
 
@@ -53,25 +53,25 @@ def load_price_chunks(engine: Engine, flt: ExportFilter) -> Iterator[pd.DataFram
 def landed_cents(chunk: pd.DataFrame, rank: RankSettings) -> pd.DataFrame:
     """The chunk with each point's landed unit price in cents (``cents``) and the user's
     currency; points without an FX rate dropped. The rule runs once per distinct price."""
-    distinct = chunk[_PRICED_BY].drop_duplicates()
-    cents = pd.Series(
-        [_unit_cents(point, rank) for point in distinct.itertuples(index=False)],
-        index=distinct.index,
-        dtype="float64",  # NaN where no rate prices it
+    shipping = chunk["shipping"].fillna(-1).astype("int64")  # -1: unknown (no NaN in keys)
+    columns = (
+        chunk["price"].astype("int64"),
+        shipping,
+        chunk["quantity"].astype("int64"),
+        chunk["currency"],
+        chunk["category"],
     )
-    priced = chunk.merge(distinct.assign(cents=cents), on=_PRICED_BY, how="left", sort=False)
-    priced = priced[priced["cents"].notna()]
-    return priced.drop(columns=_PRICED_BY).assign(
-        cents=priced["cents"].astype("int64"), currency=rank.currency
-    )
+    keys = list(zip(*(c.tolist() for c in columns), strict=True))
+    priced = {key: _unit_cents(key, rank) for key in set(keys)}
+    cents = pd.Series([priced[key] for key in keys], index=chunk.index, dtype="float64")
+    kept = chunk[cents.notna()].drop(columns=_PRICED_BY)
+    return kept.assign(cents=cents[cents.notna()].astype("int64"), currency=rank.currency)
 
 
-def _unit_cents(point: tuple[Any, ...], rank: RankSettings) -> float:
+def _unit_cents(point: tuple[int, int, int, str, str], rank: RankSettings) -> float:
     price, shipping, quantity, currency, category = point
-    known = None if shipping is None or math.isnan(shipping) else from_units(int(shipping), 2)
-    landed = landed_with_freight(
-        from_units(int(price), 2), known, int(quantity), currency, category, rank
-    )
+    known = None if shipping < 0 else from_units(shipping, 2)
+    landed = landed_with_freight(from_units(price, 2), known, quantity, currency, category, rank)
     return math.nan if landed is None else float(landed.unit_price * 100)
 
 
