@@ -157,7 +157,7 @@ def pages_source(*pages: str):
 @pytest.mark.parametrize(
     ("pages", "expected_pages", "expected_listings"),
     [
-        ((load_fixture("ebay", "su_item_card.html"),), 1, 3),
+        ((load_fixture("ebay", "scard_2026-07_active.html"),), 1, 4),
         ((load_fixture("ebay", "zero_results.html"),), 1, 0),
     ],
 )
@@ -173,7 +173,7 @@ def test_a_page_without_a_next_link_is_the_last(
 
 
 def test_now_turns_auction_countdowns_into_end_times() -> None:
-    source = pages_source(load_fixture("ebay", "su_item_card.html"))
+    source = pages_source(load_fixture("ebay", "scard_2026-07_active.html"))
     now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
     def end_times(when: datetime | None) -> list[datetime]:
@@ -183,7 +183,7 @@ def test_now_turns_auction_countdowns_into_end_times() -> None:
         return [item.end_time for item in result.listings if item.end_time is not None]
 
     assert end_times(None) == []
-    assert [end > now for end in end_times(now)] == [True]
+    assert [end > now for end in end_times(now)] == [True, True]  # the lot and the P40
 
 
 def test_running_out_of_pages_is_the_last_page() -> None:

@@ -60,6 +60,7 @@ def test_active_cards_read_in_full_with_countdowns_from_the_fetch_time() -> None
         "marketplace": "EBAY_US",
     }
     assert (lot.buying_format, lot.bids, lot.shipping) == (BuyingFormat.AUCTION, 3, Decimal(0))
+    assert lot.title == "Lot of 2 NVIDIA Tesla V100 SXM2 32GB <b>tested</b>"  # text, not markup
     assert lot.end_time == datetime(2026, 7, 11, 18, 30, tzinfo=UTC)  # 2d 4h after fetching
     assert (p40.bids, p40.shipping) == (0, Decimal("12.40"))
     assert p40.end_time == datetime(2026, 7, 9, 15, 15, tzinfo=UTC)  # 45m after fetching

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
-from decimal import Decimal
-
 import pytest
 
 from core.errors import ParseError
-from core.models import BuyingFormat, Listing
 from scraper.parse import parse_search_page
 from tests.conftest import load_fixture
 
@@ -19,47 +15,17 @@ def parse(name: str, **kwargs):
     return parse_search_page(load_fixture("ebay", name), url=URL, search="v100-sxm2", **kwargs)
 
 
-def test_su_item_card_layout_is_read_by_its_own_module():
-    page = parse("su_item_card.html", now=datetime(2026, 11, 20, 12, tzinfo=UTC))
-    assert (page.layout, page.result_count, page.has_next) == ("su-item-card", 3, False)
-    assert [x.item_id for x in page.listings] == ["405123456789", "405987654321", "405555000111"]
-    assert page.listings[0] == Listing(
-        item_id="405123456789",
-        title="NVIDIA Tesla V100 SXM2 32GB GPU Accelerator 900-2G503-0010-000",
-        url="https://www.ebay.com/itm/405123456789",
-        price=Decimal("410.00"),
-        currency="USD",
-        buying_format=BuyingFormat.BEST_OFFER,
-        shipping=Decimal("18.50"),
-        best_offer=True,
-        sold_date=date(2026, 11, 12),
-        best_offer_accepted=True,
-        condition="Pre-Owned",
-        seller="gpu-recycler",
-        seller_feedback=2400,
-        seller_positive_pct=Decimal("99.6"),
-        location="United States",
-        image_url="https://i.ebayimg.com/images/g/aaaa/s-l500.webp",
+def test_a_page_of_su_item_cards_alone_is_an_unknown_layout_not_a_guess():
+    html = load_fixture("ebay", "scard_2026-07_active.html")
+    start, end = (
+        html.index('<ul class="srp-results'),
+        html.index("</ul>", html.index('<ul class="srp-results')),
     )
-
-
-def test_auction_countdown_gives_an_end_time_only_with_a_clock():
-    now = datetime(2026, 11, 20, 12, tzinfo=UTC)
-    timed = parse("su_item_card.html", now=now).listings[1]
-    assert (timed.buying_format, timed.bids) == (BuyingFormat.AUCTION, 5)
-    assert timed.end_time == datetime(2026, 11, 21, 16, tzinfo=UTC)
-    assert parse("su_item_card.html").listings[1].end_time is None
-
-
-def test_markup_like_title_text_is_kept_verbatim_as_text():
-    assert parse("su_item_card.html").listings[1].title == (
-        "Lot of 4 NVIDIA Tesla V100 SXM2 16GB <b>tested</b>"
-    )
-
-
-def test_freight_is_unknown_shipping_with_a_note():
-    heatsink = parse("su_item_card.html").listings[2]
-    assert (heatsink.shipping, heatsink.shipping_note, heatsink.total) == (None, "freight", None)
+    carousel = '<li class="su-item-card" data-listingid="405123456789"><a class="su-item-card__link" href="https://www.ebay.com/itm/405123456789"><div class="su-item-card__title">NVIDIA Tesla V100</div></a><div class="su-item-card__price">$410.00</div></li>'
+    only_carousels = html[:start] + f'<ul class="srp-results srp-list">{carousel}' + html[end:]
+    only_carousels = only_carousels.replace('class="s-card', 'class="x-card')
+    with pytest.raises(ParseError, match="unknown results layout"):
+        parse_search_page(only_carousels, url=URL)
 
 
 def test_unknown_layout_fails_loudly_naming_the_url():
