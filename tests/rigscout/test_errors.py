@@ -188,7 +188,9 @@ def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path
         config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", extra=extra)
         assert CliRunner().invoke(cli, ["--config", str(config), "init"]).exit_code == 0
         proc = rigscout_process(["--config", str(config), "run", "--no-alerts"])
-        time.sleep(2.5)  # past start-up, inside the run
+        deadline = time.monotonic() + 60
+        while fake.count() == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)  # wait for the run's first request: past start-up, inside the run
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import random
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -251,12 +250,15 @@ def test_slow_answers_do_not_cause_extra_waiting() -> None:
 def test_concurrency_is_capped_across_threads() -> None:
     lock = threading.Lock()
     in_flight = [0, 0]  # now, highest
+    overlapped = threading.Event()  # set once two requests are in flight together
 
     def handle(request: httpx.Request) -> httpx.Response:
         with lock:
             in_flight[0] += 1
             in_flight[1] = max(in_flight[1], in_flight[0])
-        time.sleep(0.05)
+            if in_flight[0] >= 2:
+                overlapped.set()
+        overlapped.wait(timeout=10)  # hold the first until a second runs beside it: no timing
         with lock:
             in_flight[0] -= 1
         return ok()
