@@ -1,6 +1,8 @@
-"""Price history as stored: every price point (asking and sold) for the CSV export, and the
-asking prices observed per SKU and day for the report's charts. Raw rows only: what a row costs
-landed is ``ranking.landed``'s rule, applied by the caller, so no price is computed in SQL."""
+"""Price history as stored: every price point (asking and sold) for the CSV export, and each
+day's cheapest and dearest asking total per SKU for the report's charts. What a price costs
+landed is ``ranking.landed``'s rule, applied by the caller: SQL here converts, divides and
+rounds no money (it only adds a listing's price and shipping, in integer cents, to find a day's
+lowest and highest total)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from sqlalchemy import (
 )
 
 from db.models import ListingRow, ObservationRow, SaleRow
+from db.types import from_units
 from ranking.rows import AskingRow
 
 if TYPE_CHECKING:
@@ -144,19 +147,24 @@ def listings_query(flt: HistoryFilter) -> AnySelect:
 
 
 def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
-    """Each distinct asking price of an active catalog item observed since ``since``, by day."""
+    """Per catalog item and UTC day since ``since``, the lowest and highest asking total, split
+    by currency, lot size and whether shipping is known. The landed rule is monotonic in the
+    total within such a group, so ``ranking.landed`` turns these two into the day's landed
+    range without SQL ever converting, dividing or rounding money."""
     day = _utc_day(session)
+    known = ObservationRow.shipping.is_not(None)
+    total = _raw(ObservationRow.price) + func.coalesce(_raw(ObservationRow.shipping), 0)
     stmt = (
         select(
             ListingRow.sku,
             ListingRow.category,
             day,
             ListingRow.quantity,
-            ObservationRow.price,
             ObservationRow.currency,
-            ObservationRow.shipping,
+            known.label("known"),
+            func.min(total),
+            func.max(total),
         )
-        .distinct()
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(
             ObservationRow.status == "active",
@@ -165,11 +173,19 @@ def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
             ListingRow.sku.is_not(None),
             ListingRow.quantity > 0,
         )
-    )
+        .group_by(
+            ListingRow.sku, ListingRow.category, day, ListingRow.quantity,
+            ObservationRow.currency, known,
+        )
+    )  # fmt: skip
     return [
-        AskingRow(str(sku), str(category), _as_date(when), quantity, price, currency, shipping)
-        for sku, category, when, quantity, price, currency, shipping in session.execute(stmt)
-    ]
+        AskingRow(
+            str(sku), str(category), _as_date(when), int(quantity), currency, bool(shipping_known),
+            from_units(int(low), 2), from_units(int(high), 2),
+        )
+        for sku, category, when, quantity, currency, shipping_known, low, high
+        in session.execute(stmt)
+    ]  # fmt: skip
 
 
 def _utc_day(session: Session) -> Any:

@@ -44,15 +44,18 @@ class ActiveRow:
 
 @dataclass(frozen=True, slots=True)
 class AskingRow:
-    """One observed asking price of a catalog item on one UTC day, as stored."""
+    """The lowest and highest asking totals (price plus shipping, as listed) of one catalog
+    item's listings on one UTC day, among those alike in what turns a total into a landed unit
+    price: currency, units in the lot, and whether shipping is known."""
 
     sku: str
     category: str  # core.models.Category value
     day: date
     quantity: int
-    price: Decimal
     currency: str
-    shipping: Decimal | None = None
+    shipping_known: bool
+    low: Decimal  # price + shipping (shipping left out when unknown)
+    high: Decimal
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from alerts.channels import CHANNEL_TYPES
+from core.config_types import show
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -41,15 +44,16 @@ def _line(detail: ErrorDetails, root: type[BaseModel], raw: Mapping[str, Any]) -
     if kind == "missing" and key is not None:
         return f"{where}{key} is required"
     if kind == "union_tag_not_found":
-        return f'{where}needs type = "email" or "discord"'
+        names = [f'"{row.name}"' for row in CHANNEL_TYPES]
+        return f"{where}needs type = {' or '.join(names)}"
     if kind in ("model_type", "model_attributes_type", "dict_type") and key is None:
-        return f"{where.rstrip(': ')}: expected a table, not {_show(detail['input'])}"
+        return f"{where.rstrip(': ')}: expected a table, not {show(detail['input'])}"
     message = detail["msg"].removeprefix("Value error, ")
     message = message.replace("Input should be", "expected").replace("Input", "value")
     if key is None:
         return f"{where.rstrip(': ')}: {message}" if where else message
     if any(part in kind for part in _ECHO):
-        return f"{where}{key} = {_show(detail['input'])}: {message}"
+        return f"{where}{key} = {show(detail['input'])}: {message}"
     return f"{where}{key}: {message}"
 
 
@@ -155,15 +159,3 @@ def _union_models(tp: Any) -> list[type[BaseModel]]:
 def _tags(model: type[BaseModel]) -> tuple[str, ...]:
     field = model.model_fields.get("type")
     return tuple(str(a) for a in get_args(field.annotation)) if field else ()
-
-
-def _show(value: object) -> str:
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "a list"
-    return str(value)

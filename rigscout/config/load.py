@@ -13,15 +13,12 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from alerts.settings import (
-    DEFAULT_WEBHOOK_ENV,
     AlertRule,
     AlertSettings,
     Channel,
-    DiscordChannel,
-    SmtpChannel,
 )
 from core.errors import ConfigError
 from core.models import Mode, SavedSearch
@@ -39,11 +36,11 @@ from rigscout.outputs.report.settings import ReportSettings, report_settings
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from rigscout.config.schema import ChannelSection, ConfigFile, RuleSection, SearchSection
+    from alerts.channels import ChannelSection
+    from rigscout.config.schema import ConfigFile, RuleSection, SearchSection
 
 T = TypeVar("T")
 DEFAULT_CONFIG_NAME = "rigscout.toml"
-DEFAULT_SMTP_PORT = 587
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,35 +220,9 @@ def _rank(model: ConfigFile) -> RankSettings:
 
 
 def _channel(name: str, section: ChannelSection, environ: Mapping[str, str]) -> Channel:
-    from rigscout.config.schema import EmailChannelSection
+    from alerts.channels import channel_from_section
 
-    if isinstance(section, EmailChannelSection):
-        values = section.model_dump(
-            exclude_unset=True, exclude={"type", "sender", "to", "username_env", "password_env"}
-        )
-        return _build(
-            SmtpChannel,
-            {
-                **values,
-                "name": name,
-                "port": section.port or DEFAULT_SMTP_PORT,
-                "sender": section.sender,
-                "recipients": tuple(section.to),
-                "username": _secret(environ, section.username_env, "RIGSCOUT_SMTP_USER"),
-                "password": _secret(environ, section.password_env, "RIGSCOUT_SMTP_PASSWORD"),
-            },
-        )
-    variable = section.webhook_url_env or DEFAULT_WEBHOOK_ENV
-    values = section.model_dump(exclude_unset=True, exclude={"type"})
-    return _build(
-        DiscordChannel,
-        {
-            **values,
-            "name": name,
-            "webhook_url": environ.get(variable, ""),
-            "webhook_url_env": variable,
-        },
-    )
+    return cast("Channel", channel_from_section(name, section, environ))
 
 
 def _rule(i: int, section: RuleSection, channels: Mapping[str, Channel]) -> AlertRule:

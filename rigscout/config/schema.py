@@ -16,20 +16,17 @@ from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from alerts.channels import ChannelSection
+from core.config_types import EnvName, Names, PositiveFloat, Section, one_or_many, show
 from core.marketplaces import marketplaces
 
 CATEGORIES = ("gpu", "server", "board")
-# Keys whose value would be a secret: the file names an environment variable instead.
-SECRET_KEYS = ("password", "username", "webhook_url", "client_id", "client_secret")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
 
 
@@ -38,25 +35,16 @@ def _to_decimal(value: object) -> Decimal:
     if isinstance(value, Decimal):
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{_show(value)} is not a number (write it without quotes)")
+        raise ValueError(f"{show(value)} is not a number (write it without quotes)")
     try:
         return Decimal(str(value))
     except InvalidOperation:
-        raise ValueError(f"{_show(value)} is not a number") from None
-
-
-def _env_name(value: str) -> str:
-    """A variable name, checked without ever repeating the value (it may be the secret)."""
-    if "://" in value:
-        raise ValueError("that looks like a URL, not a variable name (put the URL in the variable)")
-    if not _ENV_NAME.fullmatch(value):
-        raise ValueError("expected an environment variable name (letters, digits and _)")
-    return value
+        raise ValueError(f"{show(value)} is not a number") from None
 
 
 def _currency(value: str) -> str:
     if not _CURRENCY.fullmatch(value):
-        raise ValueError(f"{_show(value)} is not a three-letter currency code such as USD")
+        raise ValueError(f"{show(value)} is not a three-letter currency code such as USD")
     return value.upper()
 
 
@@ -73,7 +61,7 @@ def _marketplace(value: str) -> str:
 
 def _category_id(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
-        raise ValueError(f"{_show(value)} is not an eBay category number such as 27386")
+        raise ValueError(f"{show(value)} is not an eBay category number such as 27386")
     return str(value)
 
 
@@ -87,10 +75,6 @@ def _lower(value: object) -> object:
     return value.lower() if isinstance(value, str) else value
 
 
-def _one_or_many(value: object) -> object:
-    return [value] if isinstance(value, str) else value
-
-
 def _is_iso_date(value: object) -> bool:
     try:
         date.fromisoformat(str(value))
@@ -99,35 +83,11 @@ def _is_iso_date(value: object) -> bool:
     return isinstance(value, str)
 
 
-def _show(value: object) -> str:
-    return f'"{value}"' if isinstance(value, str) else str(value)
-
-
 Number = Annotated[Decimal, BeforeValidator(_to_decimal)]
 Amount = Annotated[Number, Field(ge=0)]
-EnvName = Annotated[str, AfterValidator(_env_name)]
 Currency = Annotated[str, AfterValidator(_currency)]
 MarketplaceCode = Annotated[str, AfterValidator(_marketplace)]
-Names = Annotated[list[str], BeforeValidator(_one_or_many)]
-PositiveFloat = Annotated[float, Field(gt=0)]
 Category = Literal["gpu", "server", "board"]
-
-
-class Section(BaseModel):
-    """A TOML table: unknown keys refused, types checked strictly (``"2"`` is not ``2``)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_secrets(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for key in SECRET_KEYS:
-                if key in data and f"{key}_env" in cls.model_fields:
-                    raise ValueError(
-                        f'put secrets in the environment: use {key}_env = "VARIABLE", not {key}'
-                    )
-        return data
 
 
 class DatabaseSection(Section):
@@ -183,12 +143,12 @@ class RankSection(Section):
         for key, value in (self.fx or {}).items():
             if key == "date":
                 if not isinstance(value, date) and not _is_iso_date(value):
-                    raise ValueError(f"fx date = {_show(value)}: expected a date like 2026-11-20")
+                    raise ValueError(f"fx date = {show(value)}: expected a date like 2026-11-20")
                 continue
             if not _CURRENCY.fullmatch(key):
                 raise ValueError(f"fx {key}: expected a currency code such as EUR, or date")
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ValueError(f"fx {key} = {_show(value)}: expected a rate above 0")
+                raise ValueError(f"fx {key} = {show(value)}: expected a rate above 0")
         return self
 
 
@@ -197,7 +157,7 @@ class SearchSection(Section):
     query: Annotated[str, Field(min_length=1)]
     category_id: Annotated[str, BeforeValidator(_category_id)] | None = None
     marketplace: MarketplaceCode | None = None
-    modes: Annotated[list[Literal["active", "sold"]], BeforeValidator(_one_or_many)] | None = None
+    modes: Annotated[list[Literal["active", "sold"]], BeforeValidator(one_or_many)] | None = None
     min_price: Amount | None = None
     max_price: Amount | None = None
     buying: Literal["all", "buy_it_now", "auction"] | None = None
@@ -211,29 +171,6 @@ class SearchSection(Section):
         if low is not None and high is not None and low > high:
             raise ValueError(f"min_price {self.min_price} is above max_price {self.max_price}")
         return self
-
-
-class EmailChannelSection(Section):
-    type: Literal["email"]
-    host: Annotated[str, Field(min_length=1)]
-    port: Annotated[int, Field(ge=1, le=65535)] | None = None
-    security: Literal["starttls", "ssl", "none"] | None = None
-    sender: Annotated[str, Field(alias="from", min_length=3)]
-    to: Annotated[Names, Field(min_length=1)]
-    username_env: EnvName | None = None
-    password_env: EnvName | None = None
-    mode: Literal["digest", "immediate"] | None = None
-    timeout: PositiveFloat | None = None
-
-
-class DiscordChannelSection(Section):
-    type: Literal["discord"]
-    webhook_url_env: EnvName | None = None
-    username: str | None = None
-    timeout: PositiveFloat | None = None
-
-
-ChannelSection = Annotated[EmailChannelSection | DiscordChannelSection, Field(discriminator="type")]
 
 
 class RuleSection(Section):
@@ -296,8 +233,8 @@ class ConfigFile(Section):
     ebay_api: EbayApiSection = EbayApiSection()
     rank: RankSection = RankSection()
     schedule: ScheduleSection = ScheduleSection()
-    search: list[SearchSection] = []
+    search: list[SearchSection] = Field(default_factory=list)
     alerts: AlertsSection = AlertsSection()
-    plan: list[PlanSection] = []
+    plan: list[PlanSection] = Field(default_factory=list)
     report: ReportSection = ReportSection()
     catalog: CatalogSection = CatalogSection()

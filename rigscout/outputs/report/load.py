@@ -8,6 +8,7 @@ No rule is recomputed here: the deals and the market references come from
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from alerts.outbox import parse_snapshot
@@ -33,7 +34,6 @@ from rigscout.outputs.report.records import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
-    from decimal import Decimal
 
     from sqlalchemy.orm import Session
 
@@ -157,14 +157,16 @@ def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[As
     same as each deal's); rows in a currency without a rate are left out."""
     ranges: dict[tuple[str, date], tuple[Decimal, Decimal]] = {}
     for row in rows:
-        landed = landed_with_freight(
-            row.price, row.shipping, row.quantity, row.currency, row.category, rank
-        )
-        if landed is None:
+        shipping = Decimal(0) if row.shipping_known else None
+        ends = [
+            landed_with_freight(total, shipping, row.quantity, row.currency, row.category, rank)
+            for total in (row.low, row.high)
+        ]
+        if ends[0] is None or ends[1] is None:
             continue
-        key, price = (row.sku, row.day), landed.unit_price
-        low, high = ranges.get(key, (price, price))
-        ranges[key] = (min(low, price), max(high, price))
+        key = (row.sku, row.day)
+        low, high = ranges.get(key, (ends[0].unit_price, ends[1].unit_price))
+        ranges[key] = (min(low, ends[0].unit_price), max(high, ends[1].unit_price))
     return tuple(AskingDay(s, d, lo, hi) for (s, d), (lo, hi) in sorted(ranges.items()))
 
 

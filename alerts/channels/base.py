@@ -1,0 +1,54 @@
+"""What a channel type declares: one row of the registry in ``alerts/channels/__init__.py``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    import httpx
+    from pydantic import BaseModel
+
+    from alerts.dispatch import Notifier
+
+C = TypeVar("C")
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class Collaborators:
+    """What a notifier may need from the run: the HTTP client, a sleep, the report's URL."""
+
+    client: httpx.Client
+    sleep: Callable[[float], None] = field(default=time.sleep)
+    report_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelType(Generic[S, C]):
+    """One kind of alert channel.
+
+    ``section`` is its ``[alerts.channels.NAME]`` table in the config file (with ``type =
+    name``); ``from_section`` turns a checked table into the frozen settings record, reading
+    its secrets from the environment; ``secrets`` lists the secret values a record holds (masked
+    wherever text leaves the process); ``missing`` says which secret is not set, if any;
+    ``notifier`` makes the channel's notifier (importing what it needs only then, so start-up
+    stays light).
+    """
+
+    name: str
+    section: type[BaseModel]
+    settings: type[C]
+    from_section: Callable[[str, S, Mapping[str, str]], C]
+    secrets: Callable[[C], tuple[str | None, ...]]
+    missing: Callable[[C], str | None]
+    notifier: Callable[[C, Collaborators], Notifier]
+
+
+def build_settings(cls: type[C], values: Mapping[str, Any]) -> C:
+    """``cls(**values)`` for the keys the settings record knows; unset keys keep its defaults."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in values.items() if k in known})
