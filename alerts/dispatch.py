@@ -13,16 +13,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
-from alerts.outbox import (
-    load_open_alerts,
-    load_open_channels,
-    parse_snapshot,
-    save_claim,
-    save_released,
-    save_sent,
-)
+from alerts.outbox import parse_snapshot
 from core.errors import AlertError
 from core.models import BuyingFormat, Category, Deal
+from db.outbox import load_open_alerts, load_open_channels, save_claim, save_released, save_sent
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -10,11 +10,10 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
-
-from alerts.outbox import CENT, OPEN, PENDING, PLAN_RULE, SENT, render_snapshot
+from alerts.outbox import CENT, render_snapshot
 from core.models import BuyingFormat, Category, Deal
 from db.models import AlertRow
+from db.outbox import OPEN, PENDING, PLAN_RULE, SENT, load_latest_plan_alert
 from ranking.plan_explain import summary
 from ranking.plan_render import render_plan_text
 
@@ -45,9 +44,9 @@ def save_pending_plan_alert(
         return 0
     added = 0
     for channel in channels:
-        row = _row(session, rule, channel, OPEN)
+        row = load_latest_plan_alert(session, rule, channel, OPEN)
         if row is None:
-            last = _row(session, rule, channel, (SENT,))
+            last = load_latest_plan_alert(session, rule, channel, (SENT,))
             if (
                 last is not None
                 and last.currency == plan.currency
@@ -69,13 +68,6 @@ def save_pending_plan_alert(
 def _not_cheaper(last: AlertRow | None, total: Decimal, currency: str) -> bool:
     """A rig is alerted again only when it costs less than the one last sent."""
     return last is not None and last.currency == currency and total >= last.landed_unit_price
-
-
-def _row(session: Session, rule: str, channel: str, statuses: Sequence[str]) -> AlertRow | None:
-    query = select(AlertRow).where(
-        AlertRow.rule == rule, AlertRow.channel == channel, AlertRow.status.in_(statuses)
-    )
-    return session.scalars(query.order_by(AlertRow.id.desc()).limit(1)).first()
 
 
 def render_plan_deal(name: str, plan: Plan, now: datetime, listing_id: int) -> Deal:

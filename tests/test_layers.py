@@ -55,3 +55,24 @@ def test_the_check_sees_an_import_that_points_up(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("from rigscout.config.load import Settings\nimport core.models\n")
     assert imported_packages(module) == {"rigscout", "core"}
+
+
+SQL_BUILDERS = {"select", "insert", "update", "delete", "text", "func", "union_all", "literal"}
+
+
+def sql_built_outside_db() -> list[str]:
+    """Modules outside db/ that import SQLAlchemy's statement builders."""
+    found = []
+    for package in FLOOR.keys() - {"db", "bench"}:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "sqlalchemy"
+                ):
+                    names = {alias.name for alias in node.names} & SQL_BUILDERS
+                    found += [f"{path.relative_to(ROOT)} imports {name}" for name in sorted(names)]
+    return sorted(found)
+
+
+def test_sql_is_written_only_in_db() -> None:
+    assert sql_built_outside_db() == []

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlalchemy import select
 
-from alerts.outbox import parse_snapshot, save_claim, save_pending_alerts, save_sent
+from alerts.outbox import parse_snapshot, save_pending_alerts
 from alerts.rules import Match
 from db.models import AlertRow
+from db.outbox import save_claim, save_sent
 from tests.alerts.factories import add_listings, make_deal, make_rule
 
 if TYPE_CHECKING:

@@ -6,15 +6,11 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from alerts.outbox import (
-    parse_snapshot,
-    save_claim,
-    save_pending_alerts,
-    save_sent,
-)
+from alerts.outbox import parse_snapshot, save_pending_alerts
 from alerts.plan_outbox import save_pending_plan_alert
 from alerts.rules import Match
 from db.models import AlertRow
+from db.outbox import save_claim, save_sent
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import load_plan_rules

@@ -1,0 +1,113 @@
+"""The alerts outbox as stored: one row per listing per channel, moving pending -> sending ->
+sent. The claim, sent and release steps commit, so a crash leaves an honest record behind.
+What is worth enqueueing is ``alerts.outbox``'s rule; this module only reads and moves rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import or_, select
+
+from db.models import AlertRow
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+PENDING, SENDING, SENT = "pending", "sending", "sent"
+OPEN = (PENDING, SENDING)
+ERROR_LIMIT = 2000
+PLAN_RULE = "plan:"  # saved-plan alerts (alerts/plan_outbox.py) share the outbox, not its dedupe
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The rows one channel is about to send; ``in_flight`` were left "sending" by a killed run."""
+
+    rows: tuple[AlertRow, ...]
+    in_flight: int
+
+
+def load_open_alert(session: Session, listing_id: int, channel: str) -> AlertRow | None:
+    """The pending or in-flight row for this listing on this channel, if any."""
+    query = select(AlertRow).where(
+        AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status.in_(OPEN)
+    )
+    query = query.where(or_(AlertRow.rule.is_(None), ~AlertRow.rule.startswith(PLAN_RULE)))
+    return session.scalars(query.order_by(AlertRow.id).limit(1)).first()
+
+
+def load_last_sent(session: Session, listing_id: int, channel: str) -> AlertRow | None:
+    """The most recent row actually sent for this listing on this channel."""
+    query = select(AlertRow).where(
+        AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status == SENT
+    )
+    query = query.where(or_(AlertRow.rule.is_(None), ~AlertRow.rule.startswith(PLAN_RULE)))
+    return session.scalars(query.order_by(AlertRow.sent_at.desc(), AlertRow.id.desc())).first()
+
+
+def load_open_alerts(session: Session, channel: str) -> list[AlertRow]:
+    """Every pending or in-flight row of ``channel``, oldest first (reads only)."""
+    query = select(AlertRow).where(AlertRow.channel == channel, AlertRow.status.in_(OPEN))
+    return list(session.scalars(query.order_by(AlertRow.id)))
+
+
+def load_open_channels(session: Session) -> set[str]:
+    """The channels that have something pending or in flight."""
+    query = select(AlertRow.channel).where(AlertRow.status.in_(OPEN)).distinct()
+    return set(session.scalars(query))
+
+
+def save_claim(session: Session, channel: str) -> Claim:
+    """Mark the channel's open rows "sending" and COMMIT, before any network call.
+
+    Rows already "sending" were claimed by a run that died before recording the outcome;
+    they may have been delivered. They are claimed again, so at most that one in-flight
+    message can repeat; rows sent earlier are never touched. This relies on the run lock:
+    two runs sending at once would each see the other's rows as stuck.
+    """
+    rows = session.scalars(
+        select(AlertRow)
+        .where(AlertRow.channel == channel, AlertRow.status.in_(OPEN))
+        .order_by(AlertRow.id)
+        .with_for_update(skip_locked=True)
+    ).all()
+    in_flight = sum(1 for row in rows if row.status == SENDING)
+    # The commit below is the point of no return: from here on a crash leaves "sending"
+    # rows behind, never "pending" rows that were in fact delivered.
+    for row in rows:
+        row.status = SENDING
+        row.attempts += 1
+    session.commit()
+    return Claim(tuple(rows), in_flight)
+
+
+def save_sent(session: Session, rows: Sequence[AlertRow], *, now: datetime) -> None:
+    """Record ``rows`` as delivered and COMMIT."""
+    for row in rows:
+        row.status = SENT
+        row.sent_at = now
+        row.last_error = None
+    session.commit()
+
+
+def save_released(session: Session, rows: Sequence[AlertRow], error: str) -> None:
+    """Put ``rows`` back to pending with the reason, and COMMIT; the next run retries them."""
+    for row in rows:
+        row.status = PENDING
+        row.last_error = error[:ERROR_LIMIT]
+    session.commit()
+
+
+def load_latest_plan_alert(
+    session: Session, rule: str, channel: str, statuses: Sequence[str]
+) -> AlertRow | None:
+    """The newest row of saved plan ``rule`` on ``channel`` in one of ``statuses``."""
+    query = select(AlertRow).where(
+        AlertRow.rule == rule, AlertRow.channel == channel, AlertRow.status.in_(statuses)
+    )
+    return session.scalars(query.order_by(AlertRow.id.desc()).limit(1)).first()
