@@ -7,7 +7,7 @@ ordinary deal snapshot, so the email and Discord channels send it like any deal.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP
 from typing import TYPE_CHECKING
 
 from alerts.outbox import CENT, render_snapshot
@@ -63,11 +63,6 @@ def save_pending_plan_alert(
         row.payload = render_snapshot(render_plan_deal(name, plan, now, anchor))
     session.flush()
     return added
-
-
-def _not_cheaper(last: AlertRow | None, total: Decimal, currency: str) -> bool:
-    """A rig is alerted again only when it costs less than the one last sent."""
-    return last is not None and last.currency == currency and total >= last.landed_unit_price
 
 
 def render_plan_deal(name: str, plan: Plan, now: datetime, listing_id: int) -> Deal:

@@ -27,8 +27,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ranking.auction import PRIOR, fit_auction_model, render_prior
+from ranking.auction import PRIOR, fit_auction_model
 from tests.support.auction_bids import parse_bid_histories, snapshots_of
+from tests.support.auction_prior import render_prior
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from core.errors import StoreError
@@ -21,7 +21,7 @@ from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+    from collections.abc import Collection, Iterator, Mapping, Sequence
     from datetime import date, datetime
 
     from sqlalchemy import Select, Table
@@ -158,38 +158,6 @@ def save_ended(session: Session, *, now: datetime) -> int:
         session.execute(stmt, sales)
     _expire_listings(session)
     return len(rows)
-
-
-def save_normalization(session: Session, normalize: Callable[[str], Normalized]) -> int:
-    """Normalize every stored title again (the catalog changed); returns how many changed."""
-    session.flush()
-    columns = [LISTINGS.c[name] for name in ("id", "title", *_NORMALIZED_COLUMNS)]
-    cache: dict[str, dict[str, Any]] = {}
-    changes = []
-    for row in session.execute(select(*columns)).mappings():
-        title = row["title"]
-        if title not in cache:
-            cache[title] = _normalized_values(normalize(title))
-        wanted = cache[title]
-        if any(row[name] != value for name, value in wanted.items()):
-            changes.append({"row_id": row["id"], **wanted})
-    if changes:
-        session.execute(update(LISTINGS).where(LISTINGS.c.id == bindparam("row_id")), changes)
-    _expire_listings(session)
-    return len(changes)
-
-
-def load_unmatched_titles(session: Session, limit: int = 50) -> list[tuple[str, int]]:
-    """The most frequent titles no catalog SKU matched, with how many listings carry each."""
-    count = func.count().label("n")
-    stmt = (
-        select(ListingRow.title, count)
-        .where(ListingRow.sku.is_(None))
-        .group_by(ListingRow.title)
-        .order_by(count.desc(), ListingRow.title)
-        .limit(limit)
-    )
-    return [(title, n) for title, n in session.execute(stmt)]
 
 
 def _save(

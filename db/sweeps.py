@@ -23,9 +23,6 @@ if TYPE_CHECKING:
     from core.models import Mode
 
 
-WINDOW = timedelta(days=14)  # how far back new listings count towards a search's weight
-
-
 def _key(search: str, mode: Mode) -> str:
     return f"sweep:{mode.value}:{search}"[:100]
 

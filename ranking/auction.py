@@ -203,25 +203,6 @@ def predict_final(
     )
 
 
-def render_prior(model: AuctionModel, *, header: str) -> str:
-    """The model as the TOML ``load_prior`` reads: ratios final/current, not logarithms."""
-    lines = [*(f"# {h}" if h else "#" for h in header.splitlines()), ""]
-    for t, row in enumerate(model.cells):
-        for b, c in enumerate(row):
-            lines += ["[[cells]]", f"time = {t}", f"bids = {b}", f"n = {c.n}"]
-            lines += [
-                f"{k} = {math.exp(v):.4f}"
-                for k, v in zip(_KEYS, (c.low, c.mid, c.high), strict=True)
-            ]
-            lines.append("")
-    for t, blends in enumerate(model.blends):
-        for b, bl in enumerate(blends):
-            lines += ["[[blends]]", f"time = {t}", f"spread = {b}", f"n = {bl.n}"]
-            lines += [f"weight = {bl.weight:.2f}", f"low = {math.exp(bl.low):.4f}"]
-            lines += [f"high = {math.exp(bl.high):.4f}", ""]
-    return "\n".join(lines)
-
-
 _KEYS = ("low", "mid", "high")
 
 

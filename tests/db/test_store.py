@@ -18,10 +18,8 @@ from db.models import ListingRow, ObservationRow, SaleRow
 from db.store import (
     SaveCounts,
     load_known_item_ids,
-    load_unmatched_titles,
     save_ended,
     save_listings,
-    save_normalization,
     save_sales_import,
 )
 
@@ -354,32 +352,6 @@ def test_a_bad_import_is_refused_whole(session, now, items, source, message):
         save_sales_import(session, pairs(*items), source=source, now=now)
 
     assert count(session, ListingRow) == 0
-
-
-def test_renormalizing_updates_only_listings_whose_result_changed(session, now):
-    save(session, listing("1"), listing("2", title="Tesla P40 24GB"), now=now)
-    session.commit()
-
-    def normalize(title: str) -> Normalized:
-        if "P40" in title:
-            return Normalized(title, "p40-24gb", Category.GPU, Kind.ITEM, confidence=0.9)
-        return V100
-
-    assert save_normalization(session, normalize) == 1
-    session.commit()
-    assert (row(session, "2").sku, row(session, "2").confidence) == ("p40-24gb", 0.9)
-    assert row(session, "1").sku == "v100-sxm2-16gb"
-    assert save_normalization(session, normalize) == 0
-
-
-def test_unmatched_titles_are_counted_most_frequent_first(session, now):
-    unmatched = [listing(str(i), title="mystery card") for i in range(3)]
-    unmatched += [listing("9", title="another card")]
-    save_listings(session, pairs(*unmatched, norm=UNKNOWN), search=None, run_id=None, now=now)
-    save_listings(session, pairs(listing("10")), search=None, run_id=None, now=now)
-
-    assert load_unmatched_titles(session, limit=10) == [("mystery card", 3), ("another card", 1)]
-    assert load_unmatched_titles(session, limit=1) == [("mystery card", 3)]
 
 
 def save_then_crash(engine, now: datetime) -> None:

@@ -13,7 +13,6 @@ from ranking.auction import (
     fit_auction_model,
     load_prior,
     predict_final,
-    render_prior,
 )
 from ranking.auction_watch import BidSeen, WatchedAuction, watched_snapshots
 from ranking.rows import SoldRow
@@ -25,6 +24,7 @@ from tests.support.auction_bids import (
     parse_bid_histories,
     visible_price,
 )
+from tests.support.auction_prior import render_prior
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
