@@ -12,12 +12,12 @@ from __future__ import annotations
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import String, cast, select
+from sqlalchemy import select
 
 from core.models import BuyingFormat
 from db.models import ListingRow, ObservationRow, SaleRow
+from db.rank_rows import SOLD_COLUMNS, sold_row
 from ranking.auction_watch import BidSeen, WatchedAuction
-from ranking.rows import SoldRow
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -27,15 +27,7 @@ if TYPE_CHECKING:
 _COLUMNS = (
     ListingRow.id,
     ListingRow.end_time,
-    ListingRow.sku,
-    ListingRow.quantity,
-    cast(ListingRow.includes, String),
-    SaleRow.price,
-    SaleRow.currency,
-    SaleRow.sold_date,
-    SaleRow.shipping,
-    SaleRow.best_offer_accepted,
-    SaleRow.source,
+    *SOLD_COLUMNS,
     ObservationRow.observed_at,
     ObservationRow.price,
     ObservationRow.shipping,
@@ -72,10 +64,10 @@ def load_watched_auctions(session: Session, *, since: datetime) -> list[WatchedA
 
 
 def _auction(rows: list[Any]) -> WatchedAuction | None:
-    (listing_id, end_time, sku, quantity, includes, *sale) = rows[0][:11]
-    if includes and includes != "[]":
+    listing_id, end_time = rows[0][:2]
+    final = sold_row(rows[0][2 : 2 + len(SOLD_COLUMNS)])
+    if final is None:
         return None
-    final = SoldRow(str(sku), quantity, sale[0], sale[1], sale[2], sale[3], bool(sale[4]), sale[5])
     seen = tuple(
         BidSeen(observed_at, price, shipping, bids)
         for (*_, observed_at, price, shipping, bids) in rows

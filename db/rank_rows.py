@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, cast, func, select
 
@@ -21,7 +21,7 @@ from ranking.rows import ActiveRow, SoldRow
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from datetime import date, datetime
 
     from sqlalchemy.orm import Session
@@ -77,22 +77,36 @@ def load_unmatched_count(session: Session) -> int:
     return int(session.execute(stmt).scalar_one())
 
 
+# A sale as the market reads it: its listing's SKU, lot size and included GPUs, and the sale.
+SOLD_COLUMNS = (
+    ListingRow.sku,
+    ListingRow.quantity,
+    cast(ListingRow.includes, String),  # parsed only when not empty, as for active rows
+    SaleRow.price,
+    SaleRow.currency,
+    SaleRow.sold_date,
+    SaleRow.shipping,
+    SaleRow.best_offer_accepted,
+    SaleRow.source,
+)
+
+
+def sold_row(values: Sequence[Any]) -> SoldRow | None:
+    """The ``SOLD_COLUMNS`` of one sale as a ``SoldRow``; None for a server sold with GPUs."""
+    sku, quantity, includes, price, currency, sold_date, shipping, best_offer, source = values
+    if _included(includes):
+        return None
+    return SoldRow(
+        str(sku), quantity, price, currency, sold_date, shipping, bool(best_offer), source
+    )
+
+
 def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list[SoldRow]:
     """Sales of single catalog items (no parts, no servers sold with GPUs) in the window."""
     today = now.astimezone(UTC).date() if now.tzinfo else now.date()
     since: date = today - timedelta(days=window_days)
     stmt = (
-        select(
-            ListingRow.sku,
-            ListingRow.quantity,
-            cast(ListingRow.includes, String),  # parsed only when not empty, as for active rows
-            SaleRow.price,
-            SaleRow.currency,
-            SaleRow.sold_date,
-            SaleRow.shipping,
-            SaleRow.best_offer_accepted,
-            SaleRow.source,
-        )
+        select(*SOLD_COLUMNS)
         .join(ListingRow, ListingRow.id == SaleRow.listing_id)
         .where(
             SaleRow.sold_date > since,
@@ -101,13 +115,8 @@ def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list
             ListingRow.sku.is_not(None),
         )
     )
-    return [
-        SoldRow(str(sku), quantity, price, currency, sold_date, shipping, bool(best_offer), source)
-        for (
-            sku, quantity, includes, price, currency, sold_date, shipping, best_offer, source
-        ) in session.connection().execute(stmt).all()
-        if not _included(includes)
-    ]  # fmt: skip
+    rows = session.connection().execute(stmt).all()
+    return [sale for values in rows if (sale := sold_row(values)) is not None]
 
 
 def load_includes(session: Session, listing_ids: Iterable[int]) -> dict[int, tuple[Included, ...]]:
