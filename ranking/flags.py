@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import ConfigError
 from core.marketplaces import marketplaces
 from core.models import Flag
+from core.text import match_form
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -86,7 +87,7 @@ class Signals:
 
     def title_codes(self, title: str) -> list[str]:
         """The codes of the signals the title's words raise, in order of appearance."""
-        lowered = title.casefold().replace("\u2019", "'")
+        lowered = match_form(title).casefold().replace("\u2019", "'")
         words = _WORDS.findall(lowered)
         found: dict[str, int] = {}
         if not self.by_anchor.keys().isdisjoint(words):  # most titles: no anchor, no phrase
@@ -194,7 +195,7 @@ def _abroad(row: ActiveRow, signals: Signals) -> bool:
 
 @lru_cache(maxsize=4096)  # a day's listings ship from a few hundred distinct places
 def _abroad_from(marketplace: str, location: str, home: tuple[str, ...]) -> bool:
-    location = location.strip()
+    location = match_form(location)
     if not location:
         return False
     if marketplace == "EBAY_US" and _US_STATE.search(location):

@@ -12,6 +12,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from core.models import Category, Included, Kind, Normalized
+from core.text import match_form
 from ranking.catalog import load_catalog
 from ranking.normalize_features import Features, extract_features
 from ranking.normalize_lots import count_near, find_lot_cues
@@ -288,7 +289,7 @@ class Normalizer:
         if not specifics:
             return Kind.ITEM
         condition = specifics.get("Condition", "") or specifics.get("condition", "")
-        return Kind.FOR_PARTS if "parts" in condition.lower() else Kind.ITEM
+        return Kind.FOR_PARTS if "parts" in match_form(condition).lower() else Kind.ITEM
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         if not host:

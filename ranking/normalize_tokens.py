@@ -10,6 +10,8 @@ import html
 import re
 from typing import NamedTuple
 
+from core.text import match_form
+
 _TOKEN = re.compile(r"([a-z]+|[0-9]+)")
 _WORD_PART = re.compile(r"[a-z]+|[0-9]+|#")
 _MARKUP = re.compile(r"<[^<>]{0,40}>")
@@ -40,7 +42,7 @@ class Match(NamedTuple):
 
 def tokenize(title: str) -> Tokens:
     """Lower-case the title and split it into tokens (only the first MAX_TITLE characters)."""
-    text = title[:MAX_TITLE]
+    text = match_form(title[:MAX_TITLE])
     if "&" in text:
         text = html.unescape(text)
     if "<" in text:

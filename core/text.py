@@ -1,0 +1,28 @@
+"""The one form of text every matcher sees: titles, seller names, locations and conditions.
+
+eBay shows what sellers type, and some type around filters: fullwidth letters
+(``ＦＯＲ ＰＡＲＴＳ``), zero-width spaces inside words (``for\u200bparts``), a zero-width
+joiner inside a model number, soft hyphens, odd spaces. ``match_form`` folds all of these into
+plain text (Unicode NFKC, format characters removed, whitespace runs to one space) before any
+rule reads it. What is stored and shown stays what eBay showed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SPACES = re.compile(r"\s+")
+
+
+def match_form(text: str) -> str:
+    """``"ＦＯＲ ＰＡＲＴＳ  RTX\u200b3090"`` -> ``"FOR PARTS RTX3090"``."""
+    if text.isascii():
+        return text if "  " not in text and "\t" not in text and "\n" not in text else _fold(text)
+    folded = unicodedata.normalize("NFKC", text)
+    folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return _fold(folded)
+
+
+def _fold(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
