@@ -84,6 +84,15 @@ class RigscoutGroup(click.Group):
             fail(message, code)
         sys.exit(result if isinstance(result, int) else 0)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        # Click itself turns a closed pipe into exit 1; a reader that stops early (head,
+        # less) is no failure of ours, so the command ends quietly with 0.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            _quiet_stdout()
+            raise click.exceptions.Exit(0) from None
+
 
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""

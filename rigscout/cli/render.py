@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from rich import box
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -16,11 +17,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from datetime import datetime
 
-    from rich.console import Console
-
     from core.models import Deal
     from db.runs import RunSummary
     from rigscout.jobs.pipeline import RunReport
+
+
+class PipeConsole(Console):
+    """rich's console, except that a reader who closed the pipe (``rank | head``) ends the
+    command quietly with 0, as every other command does, instead of rich's exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
 
 
 def render_discount(discount: float | None) -> str:

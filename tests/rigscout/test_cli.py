@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from rigscout.cli.main import cli
 from tests.conftest import SAMPLES, load_sample
+from tests.rigscout.helpers import rigscout_process
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -134,3 +135,26 @@ def test_a_database_that_cannot_be_opened_gives_one_line_and_exit_code_2(tmp_pat
 def test_a_missing_config_file_named_explicitly_is_an_error(tmp_path: Path):
     result = invoke(["--config", str(tmp_path / "nope.toml"), "runs"])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def _stop_reading_early(proc) -> tuple[int, str]:
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away with most of the output unread
+    _, stderr = proc.communicate(timeout=60)
+    return proc.returncode, stderr
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly_with_0(tmp_path):
+    """`rigscout catalog --json | head -1`: a closed pipe is the reader's choice, not an error.
+    The output (about 95 KB) is larger than a pipe holds, so the write meets the closed end."""
+    proc = rigscout_process(["catalog", "--json"], cwd=tmp_path)
+    assert _stop_reading_early(proc) == (0, "")
+
+
+def test_a_closed_pipe_ends_a_streaming_command_quietly_too(tmp_path):
+    titles = tmp_path / "titles.txt"
+    titles.write_text("NVIDIA Tesla P40 24GB GPU\n" * 20_000, encoding="utf-8")
+    with titles.open(encoding="utf-8") as stdin:
+        proc = rigscout_process(["normalize"], cwd=tmp_path, stdin=stdin)
+        assert _stop_reading_early(proc) == (0, "")

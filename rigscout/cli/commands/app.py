@@ -45,9 +45,9 @@ class AppContext:
     @property
     def console(self) -> Console:
         if self._console is None:
-            from rich.console import Console
+            from rigscout.cli.render import PipeConsole
 
-            self._console = Console(stderr=False)
+            self._console = PipeConsole(stderr=False)
         return self._console
 
     def settings(self) -> Settings:
@@ -125,8 +125,8 @@ def handle_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
-            raise
+        except (click.exceptions.Exit, click.ClickException, SystemExit, BrokenPipeError):
+            raise  # a closed pipe is the reader's choice: the group ends quietly with 0
         except (Exception, KeyboardInterrupt) as exc:
             code, message = exit_code_for(exc)
             fail(message, code)
