@@ -84,15 +84,23 @@ def _load_asking(engine: Engine, settings: Settings, since: date) -> tuple[Askin
 
 
 def save_page(out_dir: Path, html: str) -> Path:
-    """Write ``index.html`` in ``out_dir`` atomically (ConfigError when the folder is unusable)."""
+    """Write ``index.html`` in ``out_dir`` atomically (ConfigError when the folder is unusable).
+
+    A write that fails (a full disk, say) leaves the old page as it was and no temporary file.
+    """
+    tmp: Path | None = None
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".index-", suffix=".html")
+        fd, name = tempfile.mkstemp(dir=out_dir, prefix=".index-", suffix=".html")
+        tmp = Path(name)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(html)
-        Path(tmp).chmod(0o644)  # mkstemp makes it private; a web server must read it
+        tmp.chmod(0o644)  # mkstemp makes it private; a web server must read it
         target = out_dir / INDEX
-        Path(tmp).replace(target)
+        tmp.replace(target)
     except OSError as exc:
         raise ConfigError(f"cannot write the report in {out_dir}: {exc.strerror or exc}") from exc
+    finally:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)  # moved into place already, or a failed write's leftover
     return target
