@@ -52,6 +52,14 @@ def parse_search_page(
         raise BlockedError(f"eBay served {reason} instead of results", url=url, search=search)
     tree = LexborHTMLParser(html)
     count = parse_result_count(tree)
+    if count is None and not _has_end(html):
+        # No count to check the listings against and no end: a page cut short cannot pass
+        # for "no results", nor for a short page.
+        raise ParseError(
+            "page looks truncated: no result count and no end of the page",
+            url=url,
+            search=search,
+        )
     layout = pick_layout(tree)
     if count == 0 or (count is None and _says_no_matches(tree)):
         return SearchPage((), layout.NAME if layout else "none", 0, False)
@@ -94,6 +102,14 @@ def _truncated(count: int, ctx: Context) -> ParseError:
         url=ctx.url,
         search=ctx.search,
     )
+
+
+_END = re.compile(r"</html\s*>", re.IGNORECASE)
+
+
+def _has_end(html: str) -> bool:
+    """Whether the document reached its closing tag (looked for in the last 4 KB only)."""
+    return _END.search(html, max(0, len(html) - 4096)) is not None
 
 
 _DIGITS = re.compile(r"\d[\d.,\s]*")

@@ -43,3 +43,21 @@ def test_genuine_zero_results_page_is_empty_not_an_error():
 def test_page_claiming_results_with_only_placeholders_fails():
     with pytest.raises(ParseError, match="says 242 results but no listing"):
         parse("claims_results_no_cards.html")
+
+
+@pytest.mark.parametrize("name", ["zero_results.html", "scard_2026-07_active.html"])
+def test_a_page_cut_before_its_result_count_is_an_error_not_empty(name):
+    html = load_fixture("ebay", name)
+    cut = html[: html.index("srp-controls__count-heading") - 20]
+    with pytest.raises(ParseError, match="truncated"):
+        parse_search_page(cut, url=URL)
+    parse_search_page(html, url=URL)  # the whole page reads as before
+
+
+def test_a_no_matches_page_cut_after_its_heading_is_an_error_too():
+    html = load_fixture("ebay", "zero_results.html").replace(
+        'class="srp-controls__count-heading"', 'class="srp-controls__heading"'
+    )
+    cut = html[: len(html) * 2 // 3]
+    with pytest.raises(ParseError, match="truncated"):
+        parse_search_page(cut, url=URL)
