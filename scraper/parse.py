@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -47,6 +48,7 @@ def parse_search_page(
     now: datetime | None = None,
 ) -> SearchPage:
     """Read a results page; ``now`` (optional) turns auction countdowns into end times."""
+    check_page_shape(html, url=url, search=search)
     reason = detect_block(html)
     if reason is not None:
         raise BlockedError(f"eBay served {reason} instead of results", url=url, search=search)
@@ -102,6 +104,33 @@ def _truncated(count: int, ctx: Context) -> ParseError:
         url=ctx.url,
         search=ctx.search,
     )
+
+
+# A results page is 0.5-3 MB with tags nested a few hundred deep at most (void tags counted as
+# opened). The HTML parser's time grows with the square of the nesting, so a hostile page of
+# 100,000 nested tags would take minutes: such pages are refused before parsing, in
+# milliseconds, and the run's time limit holds whatever the server sends.
+MAX_PAGE_CHARS = 10_000_000
+MAX_DEPTH = 5_000
+_TAG = re.compile(r"<(/?)[a-zA-Z]")
+_STEP = {"": 1, "/": -1}
+
+
+def check_page_shape(html: str, *, url: str = "", search: str | None = None) -> None:
+    """Refuse a page too large or too deeply nested to parse in bounded time."""
+    if len(html) > MAX_PAGE_CHARS:
+        raise ParseError(
+            f"page too large: {len(html):,} characters (limit {MAX_PAGE_CHARS:,})",
+            url=url,
+            search=search,
+        )
+    depth = max(accumulate(map(_STEP.__getitem__, _TAG.findall(html))), default=0)
+    if depth > MAX_DEPTH:
+        raise ParseError(
+            f"page too deep: tags nested {depth:,} deep (limit {MAX_DEPTH:,})",
+            url=url,
+            search=search,
+        )
 
 
 _END = re.compile(r"</html\s*>", re.IGNORECASE)

@@ -11,11 +11,13 @@ import time
 import httpx
 import pytest
 
-from core.errors import FetchError
+from core.errors import FetchError, ParseError
 from core.models import Mode, SavedSearch
 from core.settings import CollectorSettings
 from scraper.collect import collect_search, web_page_source
 from scraper.http import PoliteFetcher
+from scraper.parse import MAX_PAGE_CHARS, check_page_shape, parse_search_page
+from tests.conftest import SAMPLES
 from tests.support.fake_ebay import FakeEbay
 from tests.support.memory_store import MemoryStore
 
@@ -81,3 +83,27 @@ def test_a_run_ends_within_seconds_of_its_budget_whatever_the_server_does() -> N
     assert elapsed < 2.0 + 1.0
     assert all("time budget of 2s" in f or "request deadline" in f for f in failures)
     assert "time budget of 2s" in failures[-1]
+
+
+def test_a_deeply_nested_page_is_refused_fast_and_the_run_goes_on() -> None:
+    """200,000 nested tags would hold the HTML parser for minutes (its time grows with the
+    square of the nesting): the page is refused as "too deep" in well under a second."""
+    hostile = "<html><body>" + "<div>" * 200_000 + "x" + "</div>" * 200_000 + "</body></html>"
+    settings = CollectorSettings(requests_per_second=100.0, jitter=0.0, retries=0)
+    with FakeEbay() as ebay, httpx.Client() as client:
+        ebay.add_page(P40.query, hostile)
+        fetcher = PoliteFetcher(client, settings)
+        started = time.process_time()
+        with pytest.raises(ParseError, match="page too deep"):
+            collect(fetcher, ebay)
+        assert time.process_time() - started < 1.0
+
+
+def test_a_page_larger_than_any_results_page_is_refused() -> None:
+    with pytest.raises(ParseError, match="page too large"):
+        parse_search_page("<html>" + " " * (MAX_PAGE_CHARS + 1) + "</html>")
+
+
+def test_real_pages_are_far_from_the_nesting_limit() -> None:
+    for path in sorted((SAMPLES / "html").glob("srp_*.html")):
+        check_page_shape(path.read_text(encoding="utf-8", errors="replace"))  # no error
