@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
-# An arbitrary constant shared by every rigscout process using the same database.
-ADVISORY_KEY = 0x72696773  # "rigs"
+# Arbitrary constants shared by every rigscout process using the same database.
+ADVISORY_KEY = 0x72696773  # "rigs": one run at a time
+DAEMON_KEY = 0x72696764  # "rigd": one `rigscout schedule` daemon at a time
 
 
 @contextlib.contextmanager
@@ -59,20 +60,42 @@ def _file_lock(path: Path, *, wait: bool, timeout: float) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _advisory_lock(engine: Engine, *, wait: bool) -> Iterator[None]:
+def daemon_lock(engine: Engine) -> Iterator[None]:
+    """Hold the database's daemon lock while ``rigscout schedule`` runs: a second daemon on the
+    same database would run every job twice, so it is refused at once (``LockedError``)."""
+    busy = "another `rigscout schedule` daemon is already running on this database"
+    if engine.dialect.name == "postgresql":
+        with _advisory_lock(engine, wait=False, key=DAEMON_KEY, busy=busy):
+            yield
+        return
+    path = _lock_path(engine).with_suffix(".daemon.lock")
+    lock = FileLock(str(path))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:
+        raise LockedError(f"{busy} (lock file {path}); stop it first") from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextlib.contextmanager
+def _advisory_lock(
+    engine: Engine, *, wait: bool, key: int = ADVISORY_KEY, busy: str | None = None
+) -> Iterator[None]:
     with engine.connect() as conn:
         if wait:
-            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": ADVISORY_KEY})
-        elif not conn.execute(
-            text("SELECT pg_try_advisory_lock(:k)"), {"k": ADVISORY_KEY}
-        ).scalar():
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+        elif not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
             raise LockedError(
-                "another rigscout run holds this database's run lock (PostgreSQL advisory lock); "
-                "try again later or pass --wait"
+                busy
+                or "another rigscout run holds this database's run lock (PostgreSQL advisory "
+                "lock); try again later or pass --wait"
             )
         conn.commit()
         try:
             yield
         finally:
-            conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": ADVISORY_KEY})
+            conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
             conn.commit()

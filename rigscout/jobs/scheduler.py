@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import time
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +40,7 @@ FAST_LANE_JOB_ID = "rigscout-fast-lane"
 FAST_LANE_TICK_MINUTES = 2  # how often the daemon looks for searches due a fast-lane poll
 LOCK_RETRIES = 4  # a daily run finding a fast-lane pass under way tries again this often…
 LOCK_RETRY_SECONDS = 30.0  # …this far apart
+STOPPING = threading.Event()  # set on SIGTERM/SIGINT: no new run starts, a waiting one gives up
 
 
 def scheduled_fast_lane(config_path: str | None, offline: str | None = None) -> int:
@@ -75,6 +76,9 @@ def scheduled_run(config_path: str | None, offline: str | None = None) -> int:
     """
     started = datetime.now().astimezone()
     for attempt in range(LOCK_RETRIES):
+        if STOPPING.is_set():
+            log.info("scheduled run skipped: the scheduler is shutting down")
+            return 0
         try:
             return _scheduled_run_once(config_path, offline, started)
         except LockedError as exc:
@@ -82,7 +86,7 @@ def scheduled_run(config_path: str | None, offline: str | None = None) -> int:
                 log.error("scheduled run failed: %s", exc)
                 return 2
             log.info("scheduled run: the lock is taken (a fast-lane pass?); retrying shortly")
-            time.sleep(LOCK_RETRY_SECONDS)
+            STOPPING.wait(LOCK_RETRY_SECONDS)  # a SIGTERM ends the wait, and the run is skipped
     return 2
 
 
@@ -177,6 +181,7 @@ def serve(scheduler: BlockingScheduler) -> None:
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         log.info("received %s; shutting down after the current run", signal.Signals(signum).name)
+        STOPPING.set()
         scheduler.shutdown(wait=True)
 
     signal.signal(signal.SIGTERM, stop)

@@ -31,3 +31,54 @@ def test_schedule_runs_the_job_and_shuts_down_cleanly_on_sigterm(engine, tmp_pat
     assert "scheduler stopped" in stderr
     # The daily job is kept in the database's job store for the next start.
     assert "apscheduler_jobs" in inspect(engine).get_table_names()
+
+
+def _daemon_running(engine) -> bool:
+    from core.errors import LockedError
+    from db.lock import daemon_lock
+
+    try:
+        with daemon_lock(engine):
+            return False
+    except LockedError:
+        return True
+
+
+def test_a_second_daemon_on_the_same_database_refuses_with_exit_3(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+    first = rigscout_process(["--config", str(config), "schedule"])
+    try:
+        deadline = time.monotonic() + 60
+        while not _daemon_running(engine) and time.monotonic() < deadline:
+            assert first.poll() is None, first.communicate()[1]
+            time.sleep(0.1)
+        second = rigscout_process(["--config", str(config), "schedule"])
+        _, stderr = second.communicate(timeout=60)
+        assert second.returncode == 3, stderr
+        (line,) = stderr.strip().splitlines()
+        assert "another `rigscout schedule` daemon is already running on this database" in line
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+    assert first.returncode == 0
+    assert not _daemon_running(engine)  # released on the way out
+
+
+def test_sigterm_while_a_run_waits_for_the_lock_skips_the_run(engine, tmp_path, monkeypatch):
+    import threading
+
+    from db.lock import run_lock
+    from rigscout.jobs import scheduler
+
+    config = write_config(tmp_path, engine_url(engine))
+    monkeypatch.setattr(scheduler, "STOPPING", threading.Event())
+    results: list[int] = []
+    with run_lock(engine):  # a fast-lane pass, say, holds the run lock
+        job = threading.Thread(target=lambda: results.append(scheduler.scheduled_run(str(config))))
+        job.start()
+        time.sleep(0.5)  # the job has found the lock taken and is waiting to retry
+        scheduler.STOPPING.set()  # what the SIGTERM handler does
+        job.join(timeout=10)
+    assert results == [0]
+    with Session(engine) as session:  # and no run was started after the signal
+        assert session.scalars(select(RunRow)).all() == []

@@ -87,17 +87,19 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
 
         rigscout -v schedule
     """
+    from db.lock import daemon_lock
     from rigscout.jobs.scheduler import build_scheduler, serve
 
     settings = app.settings()
     if not logging.getLogger().isEnabledFor(logging.INFO):
         logging.getLogger("rigscout").setLevel(logging.INFO)
     engine = open_store(settings)
-    serve(
-        build_scheduler(
-            settings, engine, config_path=settings.config_path, offline=offline, run_now=run_now
+    with daemon_lock(engine):  # a second daemon on this database stops here, exit 3
+        serve(
+            build_scheduler(
+                settings, engine, config_path=settings.config_path, offline=offline, run_now=run_now
+            )
         )
-    )
 
 
 COMMANDS: tuple[click.Command, ...] = (init, db, schedule)
