@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import threading
+import time
+from contextlib import contextmanager
 
 import httpx
 import pytest
 
+from core.errors import ConfigError
 from rigscout.outputs.report.build import save_page
 from rigscout.outputs.report.serve import open_server, serve
 
@@ -68,3 +72,75 @@ def test_a_page_that_cannot_be_encoded_leaves_no_temporary_file(tmp_path):
     with pytest.raises(UnicodeEncodeError):
         save_page(tmp_path, "a lone surrogate \ud800")
     assert list(tmp_path.iterdir()) == []
+
+
+@contextmanager
+def serving(folder, **options):
+    server = open_server(folder, 0, **options)
+    urls: list[str] = []
+    thread = threading.Thread(target=serve, args=(server, urls.append), daemon=True)
+    thread.start()
+    try:
+        while not urls:
+            thread.join(0.01)
+        yield server, urls[0]
+    finally:
+        server.shutdown()
+        thread.join(5)
+
+
+def test_only_the_report_page_is_served(tmp_path):
+    save_page(tmp_path, "<!DOCTYPE html><title>report</title>")
+    (tmp_path / "notes.txt").write_text("private", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "index.html").write_text("other", encoding="utf-8")
+    with serving(tmp_path) as (_, url), httpx.Client(timeout=5) as client:
+        assert client.get(url + "index.html").status_code == 200
+        assert client.get(url + "?q=1").status_code == 200
+        for path in ("notes.txt", "sub/", "sub/index.html", "%2e%2e/etc/passwd", "rigscout.db"):
+            assert client.get(url + path).status_code == 404, path
+
+
+def test_a_page_that_is_a_symlink_out_of_the_folder_is_not_served(tmp_path):
+    outside = tmp_path / "outside.html"
+    outside.write_text("secret", encoding="utf-8")
+    folder = tmp_path / "report"
+    folder.mkdir()
+    (folder / "index.html").symlink_to(outside)
+    with serving(folder) as (_, url):
+        response = httpx.get(url, timeout=5)
+    assert response.status_code == 404
+    assert "secret" not in response.text
+
+
+def test_a_request_for_another_host_is_refused(tmp_path):
+    """DNS rebinding: a page from evil.example resolving to 127.0.0.1 sends its own Host."""
+    save_page(tmp_path, "<title>report</title>")
+    with serving(tmp_path) as (_, url), httpx.Client(timeout=5) as client:
+        port = url.rsplit(":", 1)[1].strip("/")
+        assert client.get(url, headers={"Host": f"evil.example:{port}"}).status_code == 421
+        assert client.get(url, headers={"Host": f"localhost:{port}"}).status_code == 200
+
+
+def test_idle_connections_are_closed_and_their_number_is_bounded(tmp_path):
+    save_page(tmp_path, "<title>report</title>")
+    before = threading.active_count()
+    with serving(tmp_path, idle_seconds=1.0, max_connections=4) as (_, url):
+        host, port = url.removeprefix("http://").strip("/").split(":")
+        idle = [socket.create_connection((host, int(port))) for _ in range(40)]
+        time.sleep(0.3)
+        assert threading.active_count() <= before + 1 + 4  # the serving thread and 4 handlers
+        for sock in idle:
+            sock.settimeout(5)
+        assert all(sock.recv(1) == b"" for sock in idle[:4])  # cut off after the idle time
+        for sock in idle:
+            sock.close()
+        assert httpx.get(url, timeout=5).status_code == 200  # and the server still answers
+
+
+@pytest.mark.parametrize("private", ["rigscout.db", "rigscout.toml"])
+def test_a_folder_holding_a_database_or_config_is_not_served(tmp_path, private):
+    save_page(tmp_path, "<title>report</title>")
+    (tmp_path / private).write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"not serving .*{private}"):
+        open_server(tmp_path, 0)
