@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from alerts.outbox import parse_snapshot
 from core.errors import AlertError
 from core.models import BuyingFormat, Category, Deal
+from core.secrets import redact
 from db.outbox import load_open_alerts, load_open_channels, save_claim, save_released, save_sent
 
 if TYPE_CHECKING:
@@ -111,9 +112,10 @@ def _deliver(
             save_sent(session, rows[done : done + len(batch)], now=now)
             done += len(batch)
     except AlertError as exc:
-        save_released(session, rows[done:], str(exc))
-        log.warning("alerts: %s; %d alert(s) kept pending", exc, len(rows) - done)
-        return done, str(exc)
+        error = redact(str(exc))  # a server's reply may repeat the secret it refused
+        save_released(session, rows[done:], error)
+        log.warning("alerts: %s; %d alert(s) kept pending", error, len(rows) - done)
+        return done, error
     log.info("alerts: %d sent on %s", done, notifier.name)
     return done, None
 
@@ -129,7 +131,7 @@ def _preview(
         try:
             deals = tuple(parse_snapshot(row.payload, alert_id=row.id) for row in rows)
         except AlertError as exc:
-            failed[name] = str(exc)
+            failed[name] = redact(str(exc))
             continue
         if deals:
             would_send[name] = deals

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select
 
+from core.secrets import redact
 from db.models import AlertRow
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def save_released(session: Session, rows: Sequence[AlertRow], error: str) -> Non
     """Put ``rows`` back to pending with the reason, and COMMIT; the next run retries them."""
     for row in rows:
         row.status = PENDING
-        row.last_error = error[:ERROR_LIMIT]
+        row.last_error = redact(error)[:ERROR_LIMIT]
     session.commit()
 
 

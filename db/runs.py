@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import select, update
 
 from core.errors import StoreError
+from core.secrets import redact
 from db.models import RunRow
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def finish_run(
         raise StoreError(f"Cannot finish run {run_id}: no such run in the database.")
     for name, value in asdict(counts).items():
         setattr(row, name, value)
-    row.errors = list(errors)
+    row.errors = [_masked(error) for error in errors]
     row.finished_at = now
     row.status = _status(counts, errors)
     session.commit()
@@ -135,6 +136,11 @@ def save_interrupted_runs(
     )
     session.commit()
     return cast("CursorResult[Any]", result).rowcount
+
+
+def _masked(error: dict[str, object]) -> dict[str, object]:
+    """An error as stored: every text in it with the secrets masked."""
+    return {k: redact(v) if isinstance(v, str) else v for k, v in error.items()}
 
 
 def _status(counts: RunCounts, errors: list[dict[str, object]]) -> str:

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from typing import TYPE_CHECKING
 
+from core.secrets import add_secrets, redact
+
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Mapping
 
 QUIET_LIBRARIES = ("httpx", "httpcore", "hpack", "urllib3", "asyncio", "aiosmtpd", "mail.log")
-SECRET_PATTERNS = (
-    re.compile(r"(/api/webhooks/\d+/)[\w-]+"),  # Discord webhook tokens
-    re.compile(r"(://[^/\s:@]+:)[^@\s/]+(?=@)"),  # user:password@ in URLs
-    re.compile(r"((?:access_token|client_secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,]+", re.I),
-)
 # Environment variables whose values are secrets: the defaults the config falls back to.
 SECRET_VARIABLES = (
     "RIGSCOUT_DISCORD_WEBHOOK",
@@ -30,29 +26,6 @@ SECRET_VARIABLES = (
     "EBAY_CLIENT_ID",
     "EBAY_CLIENT_SECRET",
 )
-
-
-_known: set[str] = set()
-
-
-def known_secrets() -> tuple[str, ...]:
-    """The secret values registered so far (longest first, so none is masked only in part)."""
-    return tuple(sorted(_known, key=len, reverse=True))
-
-
-def add_secrets(secrets: Iterable[str | None]) -> None:
-    """Mask these values from now on (the secrets the config's ``*_env`` names point at)."""
-    _known.update(s for s in secrets if s and len(s) >= 4)
-
-
-def redact(text: str, secrets: Iterable[str] | None = None) -> str:
-    """``text`` with webhook tokens, URL passwords and secret values (default: the known
-    ones) masked."""
-    for pattern in SECRET_PATTERNS:
-        text = pattern.sub(r"\1***", text)
-    for secret in known_secrets() if secrets is None else secrets:
-        text = text.replace(secret, "***")
-    return text
 
 
 class RedactingFilter(logging.Filter):

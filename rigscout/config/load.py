@@ -8,12 +8,14 @@ file: it names the environment variables that hold them (``password_env``,
 
 from __future__ import annotations
 
+import base64
 import tomllib
 from dataclasses import dataclass, field, fields
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 from alerts.settings import (
     AlertRule,
@@ -22,6 +24,7 @@ from alerts.settings import (
 )
 from core.errors import ConfigError
 from core.models import Mode, SavedSearch
+from core.secrets import add_secrets
 from core.settings import (
     DEFAULT_CURRENCY,
     DEFAULT_FREIGHT,
@@ -96,7 +99,23 @@ def load_settings(
     raw: dict[str, Any] = {}
     if path is not None:
         raw = read_toml(path)
-    return _settings_from(raw, environ, cwd, path)
+    settings = _settings_from(raw, environ, cwd, path)
+    add_secrets(secret_values(settings))  # masked from here on, wherever text goes
+    return settings
+
+
+def secret_values(settings: Settings) -> tuple[str, ...]:
+    """Every secret the settings hold: API keys, channel secrets, the database password."""
+    from alerts.channels import secret_values as channel_secrets
+
+    api: tuple[str | None, ...] = (settings.api.client_id, settings.api.client_secret)
+    if settings.api.enabled:  # the OAuth Basic header carries both, base64-encoded
+        pair = f"{settings.api.client_id}:{settings.api.client_secret}".encode()
+        api += (base64.b64encode(pair).decode(),)
+    database = urlsplit(settings.database_url).password
+    return tuple(s for s in (*api, database) if s) + channel_secrets(
+        settings.alerts.channels.values()
+    )
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -10,10 +10,12 @@ import socket
 from typing import TYPE_CHECKING
 
 import httpx
+from rich.markup import escape
 from sqlalchemy.orm import Session
 
 from alerts.channels import build_notifiers, missing_secrets
 from core.errors import ConfigError, RigscoutError
+from core.secrets import redact
 from db.engine import open_engine
 from db.lock import run_lock
 from db.migrate import upgrade
@@ -162,14 +164,16 @@ def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: b
     console.print(render_run_summary(report))
     for failure in report.failures:
         console.print(
-            f"[red]FAILED[/red] {failure.search} ({failure.mode}): {failure.error}",
-            markup=True,
+            f"[red]FAILED[/red] {escape(failure.search)} ({failure.mode}): "
+            f"{escape(redact(failure.error))}",
             highlight=False,
         )
     if report.alerts:
         for channel, error in report.alerts.failed.items():
             console.print(
-                f"[red]ALERT CHANNEL FAILED[/red] {channel}: {error} (alerts kept pending)"
+                f"[red]ALERT CHANNEL FAILED[/red] {escape(channel)}: {escape(redact(error))} "
+                "(alerts kept pending)",
+                highlight=False,
             )
         for channel, lines in report.alerts.previews.items():
             for line in lines:

@@ -20,6 +20,7 @@ from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules
 from core.errors import CollectError, RateLimitedError
+from core.secrets import redact
 from db.deferrals import load_deferral, save_deferral
 from db.leases import (
     claim_next_search,
@@ -249,7 +250,7 @@ def _collect_all(
                 )
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
-                failures.append(SearchFailure(search.name, mode.value, str(exc), exc.url))
+                failures.append(SearchFailure(search.name, mode.value, redact(str(exc)), exc.url))
                 requests += exc.requests
                 if isinstance(exc, RateLimitedError):
                     _defer(engine, search, exc, now())

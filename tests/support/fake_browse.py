@@ -68,12 +68,14 @@ class FakeBrowse:
         client_secret: str = "test-client-secret",
         total_scale: int = 1,
         token_lifetime: int = 7200,
+        echo_credentials: bool = False,
     ) -> None:
         self.items = items
         self.client_id = client_id
         self.client_secret = client_secret
         self.total_scale = total_scale
         self.token_lifetime = token_lifetime
+        self.echo_credentials = echo_credentials  # a refusal repeats the credentials it got
         self.calls: list[Call] = []
         self._tokens: set[str] = set()
         self._minted = 0
@@ -151,12 +153,16 @@ class FakeBrowse:
         self, form: dict[str, str], headers: dict[str, str]
     ) -> tuple[int, dict[str, str], dict[str, Any]]:
         expected = base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
-        if headers.get("authorization") != f"Basic {expected}":
-            return (
-                401,
-                {},
-                {"error": "invalid_client", "error_description": "client authentication failed"},
-            )
+        sent = headers.get("authorization", "")
+        if sent != f"Basic {expected}":
+            body: dict[str, Any] = {
+                "error": "invalid_client",
+                "error_description": "client authentication failed",
+            }
+            if self.echo_credentials:
+                given = base64.b64decode(sent.removeprefix("Basic ") or b"").decode()
+                body |= _error(401, f"client authentication failed for {given} ({sent})")
+            return 401, {}, body
         if form.get("grant_type") != "client_credentials" or form.get("scope") != SCOPE:
             return 400, {}, {"error": "invalid_request", "error_description": "bad grant or scope"}
         with self._lock:

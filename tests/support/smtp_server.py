@@ -87,6 +87,7 @@ def running_smtp_server(
     credentials: tuple[str, str] | None = None,
     starttls: ssl.SSLContext | None = None,
     implicit_tls: ssl.SSLContext | None = None,
+    echo_credentials: bool = False,
 ) -> Iterator[SmtpServer]:
     """An SMTP server on 127.0.0.1.
 
@@ -97,7 +98,7 @@ def running_smtp_server(
     options: dict[str, Any] = {}
     if credentials is not None:
         options |= {
-            "authenticator": _authenticator(server, credentials),
+            "authenticator": _authenticator(server, credentials, echo_credentials),
             "auth_required": starttls is not None,
             "auth_require_tls": starttls is not None,
         }
@@ -159,7 +160,7 @@ def trickling_smtp_server(seconds_per_byte: float) -> Iterator[TricklingServer]:
         listener.close()
 
 
-def _authenticator(server: SmtpServer, credentials: tuple[str, str]) -> Any:
+def _authenticator(server: SmtpServer, credentials: tuple[str, str], echo: bool = False) -> Any:
     def check(_server: Any, _session: Any, _envelope: Any, mechanism: str, data: Any) -> AuthResult:
         ok = (
             isinstance(data, LoginPassword)
@@ -171,6 +172,11 @@ def _authenticator(server: SmtpServer, credentials: tuple[str, str]) -> Any:
         )
         if ok:
             server.logins.append(data.login.decode())
+        elif echo and isinstance(data, LoginPassword):
+            # A careless server repeating what it refused, secrets and all.
+            login, password = data.login.decode(), data.password.decode()
+            refused = f"535 5.7.8 Authentication failed for {login} with password {password}"
+            return AuthResult(success=False, handled=False, message=refused)
         return AuthResult(success=ok, handled=False)
 
     return check

@@ -7,6 +7,7 @@ import sys
 import click
 
 from core.errors import ConfigError, RigscoutError
+from core.secrets import redact
 from rigscout.cli.commands.app import AppContext, handle_errors, pass_app
 
 
@@ -44,7 +45,7 @@ def alerts_test(app: AppContext) -> None:
                 click.echo(f"{name}: sent")
             except RigscoutError as exc:
                 failed += 1
-                click.echo(f"{name}: FAILED: {exc}", err=True)
+                click.echo(f"{name}: FAILED: {redact(str(exc))}", err=True)
     sys.exit(1 if failed else 0)
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from core.errors import ConfigError, LockedError, RigscoutError, StoreError
-from rigscout.cli.logs import add_secrets, redact
+from core.secrets import redact
 from rigscout.config.load import Settings, load_settings, resolve_config_path
 
 if TYPE_CHECKING:
@@ -51,11 +51,6 @@ class AppContext:
         return self._console
 
     def settings(self) -> Settings:
-        settings = self._load()
-        add_secrets(secret_values(settings))
-        return settings
-
-    def _load(self) -> Settings:
         path = resolve_config_path(self.config_option, os.environ, Path.cwd())
         if self.config_option or os.environ.get("RIGSCOUT_CONFIG") or path.exists():
             return load_settings(path, os.environ)
@@ -71,14 +66,6 @@ class AppContext:
 
 
 pass_app = click.make_pass_decorator(AppContext)
-
-
-def secret_values(settings: Settings) -> tuple[str, ...]:
-    """Every secret the settings hold, for the log filter to mask."""
-    from alerts.channels import secret_values as channel_secrets
-
-    api = tuple(v for v in (settings.api.client_id, settings.api.client_secret) if v)
-    return api + channel_secrets(settings.alerts.channels.values())
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
