@@ -59,9 +59,9 @@ class DiscordNotifier:
         """The deals of each post, as Discord's size limits split them."""
         return render_discord_batches(deals)
 
-    def render(self, deals: Sequence[Deal]) -> list[dict[str, Any]]:
+    def render(self, deals: Sequence[Deal], *, note: str | None = None) -> list[dict[str, Any]]:
         """The webhook bodies ``send`` posts for ``deals``."""
-        return render_discord_payloads(deals, username=self._channel.username)
+        return render_discord_payloads(deals, username=self._channel.username, note=note)
 
     def preview(self, deals: Sequence[Deal]) -> list[str]:
         """What ``send`` would post, as a person reads it: one text block per post."""
@@ -70,9 +70,9 @@ class DiscordNotifier:
             for batch in self.batches(deals)
         ]
 
-    def send(self, deals: Sequence[Deal]) -> None:
+    def send(self, deals: Sequence[Deal], *, note: str | None = None) -> None:
         """Post every payload for ``deals``; raise ``AlertError`` once retries are spent."""
-        for payload in self.render(deals):
+        for payload in self.render(deals, note=note):
             self.send_payload(payload)
 
     def send_payload(self, payload: dict[str, Any]) -> None:

@@ -17,7 +17,15 @@ from alerts.outbox import parse_snapshot
 from core.errors import AlertError
 from core.models import BuyingFormat, Category, Deal
 from core.secrets import redact
-from db.outbox import load_open_alerts, load_open_channels, save_claim, save_released, save_sent
+from db.outbox import (
+    SENDING,
+    load_claim,
+    load_open_alerts,
+    load_open_channels,
+    save_released,
+    save_sending,
+    save_sent,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -28,6 +36,7 @@ if TYPE_CHECKING:
     from db.models import AlertRow
 
 log = logging.getLogger(__name__)
+REPEATED = "Repeated after an interruption: this message may have reached you already"
 
 
 class Notifier(Protocol):
@@ -35,7 +44,9 @@ class Notifier(Protocol):
 
     name: str
 
-    def send(self, deals: Sequence[Deal]) -> None: ...
+    def send(self, deals: Sequence[Deal], *, note: str | None = None) -> None:
+        """Deliver ``deals`` as one or more messages; ``note`` heads each of them."""
+        ...
 
     def batches(self, deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
         """Split ``deals``, in order, into the groups that go out as one message each."""
@@ -82,13 +93,13 @@ def send_pending(
     failed: dict[str, str] = {}
     in_flight: dict[str, int] = {}
     for name in sorted(notifiers):
-        claim = save_claim(session, name)
+        claim = load_claim(session, name)
         if not claim.rows:
             continue
         in_flight[name] = claim.in_flight
         if claim.in_flight:
             log.warning(
-                "alerts: %s: resending %d alert(s) a killed run left in flight",
+                "alerts: %s: resending the message (%d alert(s)) a killed run left in flight",
                 name,
                 claim.in_flight,
             )
@@ -101,23 +112,34 @@ def send_pending(
 def _deliver(
     session: Session, notifier: Notifier, rows: Sequence[AlertRow], now: datetime
 ) -> tuple[int, str | None]:
-    """Send claimed ``rows`` batch by batch; on failure release the unsent ones."""
-    done = 0
+    """Send claimed ``rows`` message by message; on failure release the unsent ones.
+
+    Each message's rows are marked "sending" just before it goes out and "sent" just after,
+    so a crash leaves at most that one message in doubt. Its rows go out again first, in a
+    message headed ``REPEATED`` (it may have reached the reader already); the rest as usual.
+    """
+    in_flight = [row for row in rows if row.status == SENDING]
+    waiting = [row for row in rows if row.status != SENDING]
+    delivered: set[int] = set()
     try:
-        deals = [parse_snapshot(row.payload, alert_id=row.id) for row in rows]
-        # Recording each message as soon as it is out keeps the ambiguous window (sent but
-        # not yet recorded) down to one message, whatever the batch count.
-        for batch in notifier.batches(deals):
-            notifier.send(batch)
-            save_sent(session, rows[done : done + len(batch)], now=now)
-            done += len(batch)
+        for group, note in ((in_flight, REPEATED), (waiting, None)):
+            deals = [parse_snapshot(row.payload, alert_id=row.id) for row in group]
+            done = 0
+            for batch in notifier.batches(deals):
+                message = group[done : done + len(batch)]
+                save_sending(session, message)
+                notifier.send(batch, note=note)
+                save_sent(session, message, now=now)
+                delivered.update(row.id for row in message)
+                done += len(batch)
     except AlertError as exc:
         error = redact(str(exc))  # a server's reply may repeat the secret it refused
-        save_released(session, rows[done:], error)
-        log.warning("alerts: %s; %d alert(s) kept pending", error, len(rows) - done)
-        return done, error
-    log.info("alerts: %d sent on %s", done, notifier.name)
-    return done, None
+        left = [row for row in rows if row.id not in delivered]
+        save_released(session, left, error)
+        log.warning("alerts: %s; %d alert(s) kept pending", error, len(left))
+        return len(delivered), error
+    log.info("alerts: %d sent on %s", len(delivered), notifier.name)
+    return len(delivered), None
 
 
 def _preview(

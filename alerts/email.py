@@ -91,14 +91,14 @@ class EmailNotifier:
             return [(deal,) for deal in deals]
         return [tuple(deals)]
 
-    def render(self, deals: Sequence[Deal]) -> list[EmailMessage]:
-        """The messages ``send`` delivers for ``deals``."""
+    def render(self, deals: Sequence[Deal], *, note: str | None = None) -> list[EmailMessage]:
+        """The messages ``send`` delivers for ``deals``; ``note`` heads each subject."""
         return [
             render_email_digest(
                 batch,
                 sender=self._channel.sender,
                 recipients=self._channel.recipients,
-                subject=render_subject(batch),
+                subject=f"[{note}] {render_subject(batch)}" if note else render_subject(batch),
                 sent_at=self._now(),
                 message_id=make_msgid(domain=_domain(self._channel.sender)),
                 report_url=self._report_url,
@@ -114,9 +114,9 @@ class EmailNotifier:
             for batch, message in zip(self.batches(deals), self.render(deals), strict=True)
         ]
 
-    def send(self, deals: Sequence[Deal]) -> None:
+    def send(self, deals: Sequence[Deal], *, note: str | None = None) -> None:
         """Deliver ``deals``; raise ``AlertError`` when the server is down or refuses."""
-        messages = self.render(deals)
+        messages = self.render(deals, note=note)
         if messages:
             self.send_messages(messages)
 

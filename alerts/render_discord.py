@@ -112,12 +112,16 @@ def render_discord_batches(deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
     return batches
 
 
-def render_discord_payloads(deals: Sequence[Deal], *, username: str) -> list[dict[str, Any]]:
-    """The webhook JSON bodies for ``deals``, one per post, each within Discord's limits."""
+def render_discord_payloads(
+    deals: Sequence[Deal], *, username: str, note: str | None = None
+) -> list[dict[str, Any]]:
+    """The webhook JSON bodies for ``deals``, one per post, each within Discord's limits;
+    ``note`` (a repeat after an interruption, say) heads each post."""
     batches = render_discord_batches(deals)
+    head = f"⚠ {note}\n" if note else ""
     return [
         render_message(
-            f"{len(batch)} deal(s) matched your alert rules"
+            f"{head}{len(batch)} deal(s) matched your alert rules"
             + (f" (post {i} of {len(batches)})" if len(batches) > 1 else ""),
             [render_embed(deal) for deal in batch],
             username=username,

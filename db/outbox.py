@@ -63,14 +63,10 @@ def load_open_channels(session: Session) -> set[str]:
     return set(session.scalars(query))
 
 
-def save_claim(session: Session, channel: str) -> Claim:
-    """Mark the channel's open rows "sending" and COMMIT, before any network call.
-
-    Rows already "sending" were claimed by a run that died before recording the outcome;
-    they may have been delivered. They are claimed again, so at most that one in-flight
-    message can repeat; rows sent earlier are never touched. This relies on the run lock:
-    two runs sending at once would each see the other's rows as stuck.
-    """
+def load_claim(session: Session, channel: str) -> Claim:
+    """The channel's open rows, oldest first, locked for this run (``FOR UPDATE SKIP LOCKED``
+    on PostgreSQL). Rows already "sending" were claimed by a run that died before recording
+    the outcome of that one message: they may have been delivered (``in_flight``)."""
     rows = session.scalars(
         select(AlertRow)
         .where(AlertRow.channel == channel, AlertRow.status.in_(OPEN))
@@ -78,13 +74,17 @@ def save_claim(session: Session, channel: str) -> Claim:
         .with_for_update(skip_locked=True)
     ).all()
     in_flight = sum(1 for row in rows if row.status == SENDING)
-    # The commit below is the point of no return: from here on a crash leaves "sending"
-    # rows behind, never "pending" rows that were in fact delivered.
+    return Claim(tuple(rows), in_flight)
+
+
+def save_sending(session: Session, rows: Sequence[AlertRow]) -> None:
+    """Mark the rows of the one message about to go out "sending" and COMMIT, before the
+    network call: a crash from here on leaves exactly these rows "sending", never rows that
+    were delivered still "pending", nor rows of later messages "sending"."""
     for row in rows:
         row.status = SENDING
         row.attempts += 1
     session.commit()
-    return Claim(tuple(rows), in_flight)
 
 
 def save_sent(session: Session, rows: Sequence[AlertRow], *, now: datetime) -> None:

@@ -257,9 +257,9 @@ class KilledAfterSending:
     def preview(self, deals: Sequence[Deal]) -> list[str]:
         return self.inner.preview(deals)
 
-    def send(self, deals: Sequence[Deal]) -> None:
+    def send(self, deals: Sequence[Deal], *, note: str | None = None) -> None:
         self.calls += 1
-        self.inner.send(deals)
+        self.inner.send(deals, note=note)
         if self.calls == self.kill_on:
             raise KeyboardInterrupt
 
@@ -280,14 +280,47 @@ def test_a_run_killed_in_flight_repeats_at_most_the_message_in_flight(engine, no
             ("mail", 1, "sent", 1),
             ("mail", 2, "sent", 1),
             ("mail", 3, "sent", 1),
-            ("mail", 4, "sent", 2),
-            ("mail", 5, "sent", 2),
+            ("mail", 4, "sent", 2),  # the one message in flight when the run died
+            ("mail", 5, "sent", 1),  # never left: sent once, as usual
         ]
 
-    assert report.resent_in_flight == {"mail": 2}
+    assert report.resent_in_flight == {"mail": 1}
     assert report.sent == {"mail": 2}
     delivered = [urls[0] for urls in rig.mailed_urls()]
     assert delivered == [_url(1), _url(2), _url(3), _url(4), _url(4), _url(5)]
+    subjects = [str(r.message["Subject"]) for r in rig.smtp.received]
+    assert subjects[4].startswith("[Repeated after an interruption")  # the repeat says so
+    assert not any(subject.startswith("[") for subject in subjects[:4] + subjects[5:])
+
+
+def test_a_run_killed_during_a_post_of_ten_repeats_that_post_marked_and_nothing_else(
+    engine, now, rig
+):
+    """Discord posts up to ten deals at once: a kill while the first post is out leaves those
+    ten in doubt. The next run posts them again headed "Repeated after an interruption" and
+    the deals of the posts that never left as a normal post."""
+    ids = list(range(1, 16))
+    chat_only = make_rule(channels=("discord",))
+    with Session(engine) as session:
+        add_listings(session, ids, now)
+        killed = KilledAfterSending(rig.discord(), kill_on=1)
+        with pytest.raises(KeyboardInterrupt):
+            _run(session, [make_deal(i) for i in ids], {"discord": killed}, now, chat_only)
+    first = rig.webhook.delivered[0]
+    in_doubt = len(first["embeds"])
+    assert 1 < in_doubt < len(ids)
+
+    with Session(engine) as next_run:
+        report = send_pending(next_run, {"discord": rig.discord()}, now=now)
+        attempts = [attempt for _, _, _, attempt in _statuses(next_run)]
+
+    repeat, *rest = rig.webhook.delivered[1:]
+    assert repeat["content"].startswith("⚠ Repeated after an interruption")
+    assert len(repeat["embeds"]) == in_doubt
+    assert not any("Repeated" in post["content"] for post in rest)
+    assert sum(len(post["embeds"]) for post in rest) == len(ids) - in_doubt
+    assert report.resent_in_flight == {"discord": in_doubt}
+    assert attempts == [2] * in_doubt + [1] * (len(ids) - in_doubt)
 
 
 def test_a_dry_run_shows_what_would_be_sent_and_changes_nothing(session, now, rig):

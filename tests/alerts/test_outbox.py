@@ -13,7 +13,7 @@ from sqlalchemy import select
 from alerts.outbox import parse_snapshot, save_pending_alerts
 from alerts.rules import Match
 from db.models import AlertRow
-from db.outbox import save_claim, save_sent
+from db.outbox import load_claim, save_sending, save_sent
 from tests.alerts.factories import add_listings, make_deal, make_rule
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _sent_at(
     save_pending_alerts(session, [Match(make_deal(landed_unit_price=price), rule)], now=now)
     session.commit()
     for channel in channels:
-        save_sent(session, save_claim(session, channel).rows, now=now)
+        save_sent(session, load_claim(session, channel).rows, now=now)
     return rule
 
 
@@ -112,7 +112,7 @@ def test_a_listing_in_flight_is_refreshed_rather_than_queued_twice(session, now)
     rule = make_rule(channels=("mail",))
     save_pending_alerts(session, [Match(make_deal(), rule)], now=now)
     session.commit()
-    save_claim(session, "mail")
+    save_sending(session, load_claim(session, "mail").rows)
 
     created = save_pending_alerts(
         session, [Match(make_deal(landed_unit_price="100"), rule)], now=now

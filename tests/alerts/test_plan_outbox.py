@@ -10,7 +10,7 @@ from alerts.outbox import parse_snapshot, save_pending_alerts
 from alerts.plan_outbox import save_pending_plan_alert
 from alerts.rules import Match
 from db.models import AlertRow
-from db.outbox import save_claim, save_sent
+from db.outbox import load_claim, save_sent
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import load_plan_rules
@@ -54,7 +54,7 @@ def _rows(session) -> list[tuple[str | None, str, Decimal]]:
 
 
 def _send(session, channel: str, now) -> None:
-    save_sent(session, save_claim(session, channel).rows, now=now)
+    save_sent(session, load_claim(session, channel).rows, now=now)
 
 
 def test_a_plan_is_alerted_once_and_again_only_when_a_cheaper_rig_appears(session, now):
