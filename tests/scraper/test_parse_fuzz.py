@@ -57,7 +57,9 @@ def test_a_damaged_page_is_read_or_refused_with_a_reason_never_taken_for_empty(
     try:
         result = parse_search_page(html, url="https://www.ebay.com/sch/i.html?_nkw=x")
     except RigscoutError as exc:
-        assert str(exc)  # refused, with the reason
-        return
-    if not result.listings:
+        refusal = str(exc)
+        result = None
+    if result is None:
+        assert refusal  # refused, with the reason
+    elif not result.listings:
         assert result.result_count == 0  # empty only when the page itself says 0 results
