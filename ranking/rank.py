@@ -32,7 +32,7 @@ from ranking.score import score_deal
 from ranking.value import score_sku_value, value_metrics
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Container, Iterable, Mapping, Sequence
     from datetime import datetime
 
     from core.settings import RankSettings
@@ -80,6 +80,9 @@ class RankFilters:
     # Only the first ``explain_top`` deals explained (and at most that many flagged and parts):
     # one ranking serves a page of the best deals and the planner's every listing.
     explain_top: int | None = None
+    # Deals further down that this says yes to are explained too (the alert rules' matches:
+    # a rule sees every ranked listing, and each alert carries its sentence).
+    explain_also: Callable[[Deal], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +250,15 @@ def rank_priced(
         explained = 0
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
     primary = profile.primary_metric
-    deals = tuple(
-        _deal(s, primary, settings, now, explain=i < explained)
-        for i, s in enumerate(_top(views[False], limit))
-    )
+    also = filters.explain_also if filters.explain else None
+
+    def deal(i: int, s: _Scored) -> Deal:
+        made = _deal(s, primary, settings, now, explain=i < explained)
+        if i >= explained and also is not None and also(made):
+            made = _deal(s, primary, settings, now, explain=True)
+        return made
+
+    deals = tuple(deal(i, s) for i, s in enumerate(_top(views[False], limit)))
     flagged = tuple(_deal(s, primary, settings, now) for s in _top(views[True], explained))
     wanted_parts = [
         (price, row.listing_id, row) for price, row in priced.parts if _part_wanted(row, filters)

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
-from alerts.rules import match_rules
+from alerts.rules import match_rules, rule_matches
 from core.errors import CollectError, RateLimitedError
 from core.secrets import redact
 from db.deferrals import load_deferral, save_deferral
@@ -41,6 +41,7 @@ from db.sweeps import load_sweep_due, save_sweep
 from ranking.rank import RankFilters
 from rigscout.jobs.deals import load_ranking
 from rigscout.jobs.plan_alerts import save_plan_alerts
+from rigscout.jobs.plans import EVERY_LISTING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -70,6 +71,9 @@ class Collector(Protocol):
         *,
         full: bool = False,
     ) -> CollectedSearch: ...
+
+
+SHOWN = 50  # deals explained at the top of the run's ranking (the summary shows some of them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +165,7 @@ def run_daily(
             ended = save_ended(session, now=now())
         with Session(engine) as session:
             ranking = load_ranking(
-                session, skus, settings.rank, now=now(), filters=RankFilters(profile=plan.profile)
+                session, skus, settings.rank, now=now(), filters=_alert_filters(settings, plan)
             )
             deals = ranking.deals
         dispatch = None
@@ -343,6 +347,22 @@ def collect_and_save(
         collected.stopped,
     )
     return counts, collected.requests
+
+
+def _alert_filters(settings: Settings, plan: RunPlan) -> RankFilters:
+    """The run ranks every listing, so that the alert rules see each one (not only the top
+    50); the top 50 and every listing a rule matches get their sentence."""
+    rules = settings.alerts.rules if plan.alert else ()
+
+    def matched(deal: Deal) -> bool:
+        return any(rule_matches(deal, rule, plan.profile) for rule in rules)
+
+    return RankFilters(
+        profile=plan.profile,
+        limit=EVERY_LISTING,
+        explain_top=SHOWN,
+        explain_also=matched if rules else None,
+    )
 
 
 def _alert(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -132,3 +134,33 @@ def test_a_blocked_search_fails_alone_and_is_recorded(engine, tmp_path):
     assert last.status == "partial"
     assert last.errors and "v100-sxm2" in str(last.errors[0])
     assert "p40" in searches and "rtx-3090" in searches  # the others went on
+
+
+def test_a_rule_sees_every_ranked_listing_not_only_the_top_50(engine, tmp_path):
+    """'P40 ≤ $250': the demo has P40s ranked 10th to 88th; every one under $250 is alerted,
+    with its sentence, not only those in the first 50."""
+    rule = """
+[alerts.channels.chat]
+type = "discord"
+webhook_url_env = "TEST_RIGSCOUT_HOOK"
+
+[[alerts.rule]]
+name = "p40-under-250"
+sku = "nvidia-tesla-p40"
+max_price = 250
+channels = ["chat"]
+"""
+    config = write_config(tmp_path, engine_url(engine), extra=rule)
+    with running_webhook_server() as hook:
+        result = run(config, "--offline", str(DEMO), env={HOOK_ENV: hook.webhook_url()})
+        assert result.exit_code == 0, result.output
+        embeds = [embed for post in hook.delivered for embed in post["embeds"]]
+    ranked = CliRunner().invoke(cli, ["--config", str(config), "rank", "--json", "--limit", "1000"])
+    deals = json.loads(ranked.output)
+    wanted = [
+        (i, d) for i, d in enumerate(deals)
+        if d["sku"] == "nvidia-tesla-p40" and d["landed_unit_price"] <= 250
+    ]  # fmt: skip
+    assert any(i >= 50 for i, _ in wanted)  # the case the top 50 missed
+    assert sorted(e["url"] for e in embeds) == sorted(d["url"] for _, d in wanted)
+    assert all(e["description"] for e in embeds)  # each with its sentence
