@@ -192,7 +192,8 @@ def plan_rigs(
             if key not in costs or cost < costs[key]:
                 best[key], picks[key], costs[key] = rig, found[1], cost
     plans = [build_plan(best[k], picks[k], rules, target, currency, now) for k in best]
-    return explain_plans(select_plans(plans, target.limit))
+    shown = select_plans(plans, target.limit)
+    return explain_plans(shown, more=len(plans) > len(shown))
 
 
 def split_offers(

@@ -85,20 +85,24 @@ def summary(plan: Plan) -> str:
     return f"{host} + {plan.cards}x {plan.gpu_name}"
 
 
-def explain_plans(plans: Sequence[Plan]) -> list[Plan]:
-    """Each plan with its sentence, comparing it with the plan after it."""
+def explain_plans(plans: Sequence[Plan], *, more: bool = False) -> list[Plan]:
+    """Each plan with its sentence, comparing it with the plan after it; ``more``: plans
+    beyond the last one shown exist (the last sentence says how to see them)."""
     explained = []
     for i, plan in enumerate(plans):
         following = plans[i + 1] if i + 1 < len(plans) else None
-        explained.append(replace(plan, explanation=render_explanation(plan, following)))
+        explanation = render_explanation(plan, following, more=more)
+        explained.append(replace(plan, explanation=explanation))
     return explained
 
 
-def render_explanation(plan: Plan, following: Plan | None) -> str:
+def render_explanation(plan: Plan, following: Plan | None, *, more: bool = False) -> str:
     """Why ``plan`` comes before ``following`` (the next plan), in one sentence."""
     what = f"{plan.vram_gb:g} GB of VRAM for {fmt.money(plan.total, plan.currency)}"
     if following is None:
-        return f"{what}; the last plan shown (raise --limit to see more)."
+        if more:
+            return f"{what}; the last plan shown (raise --limit to see more)."
+        return f"{what}; no other rig reaches this target from today's listings."
     other = f"{summary(following)} at {fmt.money(following.total, following.currency)}"
     gap = following.total - plan.total
     edges = _edges(plan, following)
@@ -107,8 +111,8 @@ def render_explanation(plan: Plan, following: Plan | None) -> str:
     elif gap == 0:
         lead = f"the same price as the next plan, {other}"
     else:
-        more = fmt.money(-gap, plan.currency)
-        lead = f"{more} more than the next plan, {other}, but training counts its topology"
+        dearer = fmt.money(-gap, plan.currency)
+        lead = f"{dearer} more than the next plan, {other}, but training counts its topology"
     tail = f", and {' and '.join(edges)}" if edges else ""
     return f"{what}: {lead}{tail}."
 

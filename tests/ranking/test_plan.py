@@ -249,3 +249,15 @@ def test_consumer_cards_in_a_server_carry_a_warning():
 def test_a_workstation_without_slots_is_a_clear_error():
     with pytest.raises(ConfigError, match="workstation's slots"):
         plans_for([], vram_gb=24, workstation=_ws(gpu_slots=0))
+
+
+def test_the_last_plan_tells_you_to_raise_the_limit_only_when_there_are_more():
+    offers = [offer(T181, "3000"), *[offer(V100_SXM2, "150") for _ in range(4)]]
+    offers += [offer(RTX3090, "700") for _ in range(4)]
+    *_, last_of_all = plans_for(offers, vram_gb=64)
+    assert "raise --limit" not in last_of_all.explanation
+    assert last_of_all.explanation.endswith(
+        "no other rig reaches this target from today's listings."
+    )
+    (only,) = plans_for(offers, vram_gb=64, limit=1)
+    assert only.explanation.endswith("the last plan shown (raise --limit to see more).")

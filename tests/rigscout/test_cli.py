@@ -158,3 +158,19 @@ def test_a_closed_pipe_ends_a_streaming_command_quietly_too(tmp_path):
     with titles.open(encoding="utf-8") as stdin:
         proc = rigscout_process(["normalize"], cwd=tmp_path, stdin=stdin)
         assert _stop_reading_early(proc) == (0, "")
+
+
+def test_a_view_with_nothing_in_it_prints_no_empty_table(tmp_path: Path):
+    from tests.rigscout.helpers import DEMO, write_config
+
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    runner = CliRunner()
+    ran = runner.invoke(
+        cli, ["--config", str(config), "run", "--offline", str(DEMO), "--no-alerts"]
+    )
+    assert ran.exit_code == 0, ran.output
+    args = ["--config", str(config), "rank", "--sku", "nvidia-tesla-p40", "--include-flagged"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "Top deals" in result.output
+    assert "Kept out by a risk flag" not in result.output  # no P40 was kept out

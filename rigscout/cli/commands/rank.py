@@ -102,10 +102,11 @@ def rank(
     if not shown:
         click.echo(_empty_hint(ranking.skipped, filtered=bool(sku or category or max_price)))
         return
-    print_deals(app.console, ranking.deals)
-    if include_flagged:
+    if ranking.deals:
+        print_deals(app.console, ranking.deals)
+    if flagged:  # a view with nothing in it prints nothing, not an empty table
         print_deals(app.console, flagged, title="Kept out by a risk flag (see each reason)")
-    if include_parts:
+    if parts:
         print_deals(app.console, parts, title="Parts and accessories (never deals)")
     skipped = ", ".join(
         f"{n} {reason.replace('_', ' ')}" for reason, n in ranking.skipped.items() if n
