@@ -49,6 +49,7 @@ _ACTIVE_COLUMNS = (
     ListingRow.location,
     ListingRow.condition,
     ListingRow.image_url,
+    ListingRow.seller,
 )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,6 +28,7 @@ from ranking.flags import flag_listing, load_signals
 from ranking.landed import fx_rate, landed_unit_price, landed_with_freight
 from ranking.market import score_market
 from ranking.profiles import load_profiles
+from ranking.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
 from ranking.score import score_deal
 from ranking.value import score_sku_value, value_metrics
 
@@ -94,6 +95,9 @@ class Ranking:
     parts: tuple[Deal, ...] = ()
     skipped: Mapping[str, int] = field(default_factory=dict)
     markets: Mapping[str, Market] = field(default_factory=dict)
+    # Every listing a flag kept out (``flagged`` shows only the first few): no list of the
+    # report may feature one.
+    kept_out: frozenset[str] = frozenset()  # listing URLs
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +205,21 @@ def price_rows(
             priced.append(_price(row, landed, skus, markets, settings, signals, now, predict))
         else:
             unpriced[code] = unpriced.get(code, 0) + 1
+    accounts = new_accounts(
+        ((row, landed.unit_price) for row, landed in items), settings, load_scam_rules()
+    )
+    if accounts:
+        priced = [_with_account_flag(p, accounts, signals) for p in priced]
     return PricedRows(tuple(priced), tuple(parts), skipped, markets, unpriced)
+
+
+def _with_account_flag(p: _Priced, accounts: Mapping[str, str], signals: Signals) -> _Priced:
+    """Every listing of a new account with many high-value listings says so."""
+    label = accounts.get(p.row.seller or "")
+    if label is None:
+        return p
+    flags = (*p.flags, signals.flag("new_account_pattern", label))
+    return replace(p, flags=flags, excluded=_excluded(flags), penalty=signals.penalty(flags))
 
 
 def rank_priced(
@@ -273,6 +291,7 @@ def rank_priced(
         parts=parts,
         skipped={k: v for k, v in skipped.items() if v},
         markets=priced.markets,
+        kept_out=frozenset(s.priced.row.url for s in views[True]),
     )
 
 
@@ -363,8 +382,18 @@ def _price(
         min_seller_positive_pct=settings.min_seller_positive_pct,
     )
     check = None
-    if discount is not None and discount > settings.check_discount:
-        check = _check_reason(row, sku, price, flags, skus, markets, settings)
+    under, reference = _under_reference(sku, price, market, discount, unvalued, skus, markets)
+    scam = None
+    if under is not None:
+        scam = scam_reason(row, sku, under, reference, settings, load_scam_rules())
+    if scam is not None:
+        check = scam.removeprefix("check before buying: ")
+        flags = (*flags, signals.flag("scam_pattern", scam))
+    elif under is not None and under > settings.check_discount:
+        if discount is not None:
+            check = _check_reason(row, sku, price, flags, skus, markets, settings)
+        else:
+            check = f"{round(under * 100)} % under {reference}, and no market of its own yet"
         flags = (*flags, signals.flag("check_before_buying", f"check before buying: {check}"))
     return _Priced(
         row=row,
@@ -406,6 +435,32 @@ def _value_price(landed: Decimal, included_value: Decimal | None) -> Decimal:
     return max(landed - included_value, ZERO)
 
 
+def _under_reference(
+    sku: Sku,
+    price: Decimal,
+    market: Market | None,
+    discount: float | None,
+    unvalued: bool,
+    skus: Mapping[str, Sku],
+    markets: Mapping[str, Market],
+) -> tuple[float | None, str]:
+    """How far under its reference the price is (0.73 = 73 %), and the reference in words:
+    the card's own market, else, for a card with no market yet, its nearest sibling's."""
+    if discount is not None and market is not None:
+        return discount, f"the {sku.name} {_evidence_words(market)}"
+    if market is not None or unvalued:
+        return None, ""
+    sibling = nearest_sibling_market(sku, skus, markets)
+    if sibling is None or sibling[1].median <= 0:
+        return None, ""
+    other, its = sibling
+    return float(1 - price / its.median), f"{other.name} {_evidence_words(its)}"
+
+
+def _evidence_words(market: Market) -> str:
+    return "sales" if market.source == "sold" else "asking prices"
+
+
 def _check_reason(
     row: ActiveRow,
     sku: Sku,
@@ -423,11 +478,8 @@ def _check_reason(
     wording = [f.label for f in flags if f.code in PARTS_WORDING]
     if wording:
         return f"parts wording in the title ({', '.join(wording)})"
-    seller = row.seller_feedback
-    if (seller is not None and seller < settings.min_seller_feedback) or any(
-        f.code == "ships_from_abroad" for f in flags
-    ):
-        return "scam pattern (new or distant seller, price far under the market)"
+    if any(f.code == "ships_from_abroad" for f in flags):
+        return "a distant seller, price far under the market"
     return "far under the market: read the listing and the seller's feedback first"
 
 

@@ -40,6 +40,7 @@ class ActiveRow:
     location: str | None = None
     condition: str | None = None
     image_url: str | None = None
+    seller: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,3 +61,37 @@ def demo_top_15(tmp_path: Path) -> list[str]:
 
 def test_the_shortlist_in_the_demo_readme_is_what_rank_shows(tmp_path: Path) -> None:
     assert listed_item_ids() == demo_top_15(tmp_path)
+
+
+SCAM = "389912345678"  # "NVIDIA A100 40GB PCIe … Brand New Sealed", $1,099, 3 feedback
+
+
+def test_the_demos_scam_is_kept_out_of_deals_plans_and_the_report(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from rigscout.cli.main import cli
+
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'demo.db'}")
+    runner = CliRunner()
+    args = ["--config", str(config)]
+    assert runner.invoke(cli, [*args, "run", "--offline", str(DEMO), "--no-alerts"]).exit_code in (
+        0,
+        1,
+    )
+    deals = runner.invoke(cli, [*args, "rank", "--json", "--limit", "1000"]).output
+    flagged = runner.invoke(
+        cli, [*args, "rank", "--include-flagged", "--sku", "nvidia-a100-pcie-40gb"]
+    )
+    plans = runner.invoke(
+        cli, [*args, "plan", "--vram", "40", "--gpus", "1", "--json", "--limit", "20"]
+    )
+    site = tmp_path / "site"
+    assert runner.invoke(cli, [*args, "report", "-o", str(site)]).exit_code == 0
+
+    assert SCAM not in deals
+    assert "73 % under NVIDIA A100 SXM4 40GB sales; seller has 3 feedback" in " ".join(
+        flagged.output.split()
+    )
+    assert plans.exit_code == 0, plans.output
+    assert SCAM not in plans.output
+    assert SCAM not in (site / "index.html").read_text(encoding="utf-8")

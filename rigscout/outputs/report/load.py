@@ -102,7 +102,11 @@ def load_report_data(
         asking=asking() if asking else load_asking_days(session, rank, since=since),
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
-        new_rare=load_new_rare(session, now=now),
+        new_rare=tuple(
+            new
+            for new in load_new_rare(session, now=now)
+            if not any(new.url in r.kept_out for r in rankings)  # no scam is featured
+        ),
         history_since=since,
         plan_deals={p: r.deals for p, r in zip(plan_profiles, planned, strict=True)},
     )
