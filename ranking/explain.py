@@ -52,6 +52,7 @@ class ReasonFacts:
     fx_date: date | None = None
     needs_host: str | None = None  # "SXM2", "SXM4"
     topology: str | None = None  # a server's: "nvlink", "single-root", "split-root"
+    topology_claim: str | None = None  # the title's wording that set ``topology``
     flags: tuple[str, ...] = ()  # the flags' labels
     not_a_deal: str | None = None  # "for parts", "accessory"
 
@@ -167,7 +168,10 @@ TOPOLOGY = {
 
 
 def _topology_clause(f: ReasonFacts) -> str | None:
-    return TOPOLOGY.get(f.topology or "")
+    shown = TOPOLOGY.get(f.topology or "")
+    if shown is None or f.topology_claim is None:
+        return shown
+    return f"title claims {shown} ({f.topology_claim}) — verify (`nvidia-smi topo -m`, photos)"
 
 
 def _flags_clause(f: ReasonFacts) -> str | None:

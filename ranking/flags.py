@@ -84,6 +84,22 @@ class Signals:
     prefix_only: tuple[Phrase, ...]  # phrases of prefix words only ("artifact*")
     home: Mapping[str, tuple[str, ...]]  # casefolded
     plain: Mapping[str, Flag]  # each signal's flag with its own label, one instance per code
+    # Card families with no display output, and the no_display phrases that say nothing
+    # against them ("no video output" on a Tesla P40 is how it is made).
+    headless: frozenset[str] = frozenset()
+    headless_phrases: frozenset[str] = frozenset()  # as the normalizer's words: "no video"
+
+    def codes_for(self, title: str, family: str = "") -> list[str]:
+        """``title_codes``, less a no_display raised only by display wording on a card of a
+        headless family."""
+        codes = self.title_codes(title)
+        if "no_display" in codes and family in self.headless:
+            words = " ".join(_WORDS.findall(match_form(title).casefold()))
+            for phrase in self.headless_phrases:
+                words = re.sub(rf"\b{re.escape(phrase)}\b", " ", words)
+            if "no_display" not in self.title_codes(words):
+                codes.remove("no_display")
+        return codes
 
     def title_codes(self, title: str) -> list[str]:
         """The codes of the signals the title's words raise, in order of appearance."""
@@ -155,7 +171,17 @@ def parse_signals(raw: Mapping[str, Any]) -> Signals:
     }
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
     plain = {code: Flag(code, sig.label, sig.severity) for code, sig in signals.items()}
-    return Signals(signals, by_family, index, tuple(prefix_only), home, plain)
+    display = raw.get("signal", {}).get("no_display", {})
+    return Signals(
+        signals,
+        by_family,
+        index,
+        tuple(prefix_only),
+        home,
+        plain,
+        headless=frozenset(display.get("headless_families", ())),
+        headless_phrases=frozenset(display.get("headless_phrases", ())),
+    )
 
 
 def flag_listing(
@@ -168,7 +194,7 @@ def flag_listing(
 ) -> tuple[Flag, ...]:
     """The title's signals, the model's, then the seller's and the location's, each once."""
     plain = signals.plain
-    flags = [plain[code] for code in signals.title_codes(row.title)]
+    flags = [plain[code] for code in signals.codes_for(row.title, family)]
     family_code = signals.by_family.get(family) if family else None
     if family_code is not None and all(f.code != family_code for f in flags):
         flags.append(plain[family_code])

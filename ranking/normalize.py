@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from core.models import Category, Included, Kind, Normalized
 from core.text import match_form
 from ranking.catalog import load_catalog
+from ranking.flags import load_signals
 from ranking.normalize_features import Features, extract_features
 from ranking.normalize_lots import count_near, find_lot_cues
 from ranking.normalize_parts import sells_a_part
@@ -146,8 +147,8 @@ class Normalizer:
     def _gpu(
         self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[Match]
     ) -> Normalized:
-        kind = self._kind(f, specifics)
         names = {m.value for m in gpus}
+        kind = self._kind(f, specifics, headless=names <= load_signals().headless)
         part = self.catalog.get(f.part) if f.part else None
         if len(names) > 1:
             return Normalized(title, None, Category.GPU, kind, confidence=0.4)
@@ -281,9 +282,16 @@ class Normalizer:
 
     # --- kind and quantity -------------------------------------------------------------------
 
-    def _kind(self, f: Features, specifics: Mapping[str, str] | None) -> Kind:
+    def _kind(
+        self, f: Features, specifics: Mapping[str, str] | None, *, headless: bool = False
+    ) -> Kind:
+        """For parts when the title says so. ``headless``: a card with no display output, for
+        which "no video output" is how it is made, not a fault (``flags.toml``)."""
         negators = self._words["for_parts.negators"]
+        display = load_signals().headless_phrases if headless else frozenset()
         for m in f.of("for_parts"):
+            if " ".join(f.tokens.words[m.start : m.end]) in display:
+                continue
             if m.start == 0 or f.tokens.words[m.start - 1] not in negators:
                 return Kind.FOR_PARTS
         if not specifics:

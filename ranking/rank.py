@@ -30,6 +30,7 @@ from ranking.market import score_market
 from ranking.profiles import load_profiles
 from ranking.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
 from ranking.score import score_deal
+from ranking.topology import title_topology
 from ranking.value import score_sku_value, value_metrics
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ AUCTION = BuyingFormat.AUCTION.value  # enum member access is slow in the per-li
 ITEM, PARTS = Kind.ITEM.value, (Kind.ACCESSORY.value, Kind.FOR_PARTS.value)
 PARTS_WORDING = frozenset({"read_description", "as_is", "untested", "no_display", "locked"})
 ZERO = Decimal(0)
+PCIE_TOPOLOGIES = ("single-root", "split-root")
 NO_END = timedelta(days=30)  # an auction whose end time is unknown is treated as far from it
 
 
@@ -582,6 +584,12 @@ def _sentence(
 ) -> str:
     """Why the deal is there, in one sentence (``ranking/explain.py``)."""
     p, row = s.priced, s.priced.row
+    topology, claim = None, None
+    if p.sku.category is not Category.GPU:
+        topology = p.sku.interconnect
+        if topology in PCIE_TOPOLOGIES:  # a board named in the title decides what is shown
+            claim = title_topology(row.title)
+            topology = claim[0] if claim else topology
     facts = ReasonFacts(
         sku_name=p.sku.name,
         landed=p.landed,
@@ -609,7 +617,8 @@ def _sentence(
         fx_rate=fx_rate(row.currency, settings) if row.currency != settings.currency else None,
         fx_date=settings.fx_date,
         needs_host=p.sku.form_factor if value.needs_host else None,
-        topology=p.sku.interconnect if p.sku.category is not Category.GPU else None,
+        topology=topology,
+        topology_claim=claim[1] if claim else None,
         flags=tuple(f.label for f in p.flags),
     )
     return render_reason(facts)

@@ -124,3 +124,16 @@ def test_junk_titles_never_raise_and_stay_in_range(title: str) -> None:
 )
 def test_huge_titles_never_raise(title: str) -> None:
     assert normalize_title(title).quantity >= 1
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        ("NVIDIA Tesla P40 24GB GPU No Video Output (Compute Only)", "item"),
+        ("NVIDIA Tesla V100 SXM2 16GB no display outputs", "item"),
+        ("NVIDIA GeForce RTX 3090 24GB No Video Output", "for_parts"),  # a gaming card: broken
+        ("NVIDIA Tesla P40 24GB artifacts, no video", "for_parts"),  # artifacts are a fault
+    ],
+)
+def test_no_video_output_is_a_fault_only_on_a_card_that_has_outputs(title, kind):
+    assert normalize_title(title).kind.value == kind

@@ -341,3 +341,32 @@ def test_one_ranking_explains_the_page_and_lists_every_listing_for_the_planner()
     assert [d.reason for d in every.deals[2:]] == [""] * 4
     assert [d.listing_id for d in planner.deals] == [d.listing_id for d in every.deals]
     assert {d.reason for d in planner.deals} == {""}
+
+
+def test_a_board_named_in_the_title_decides_the_topology_shown():
+    """Guide 001: an X10DRG-O-PCIE board makes a 4028GR single-root, whatever its suffix."""
+    upgraded = active(
+        TRT, "1800", title="Supermicro SYS-4028GR-TRT 8x GPU w/ X10DRG-O-PCIE Single Root Upgrade"
+    )
+    plain = active(TRT, "1800", title="Supermicro SYS-4028GR-TRT 8x GPU server")
+    reasons = {d.listing_id: d.reason for d in rank([upgraded, plain]).deals}
+    assert (
+        "title claims single-root PCIe: every GPU talks peer-to-peer (X10DRG-O-PCIE)"
+        in (reasons[upgraded.listing_id])
+    )
+    assert "verify (`nvidia-smi topo -m`, photos)" in reasons[upgraded.listing_id]
+    assert "split (dual-root)" not in reasons[upgraded.listing_id]
+    assert "split (dual-root) PCIe" in reasons[plain.listing_id]
+    assert "title claims" not in reasons[plain.listing_id]
+
+
+def test_no_video_output_on_a_data_center_card_is_normal_not_a_fault():
+    """A Tesla P40 has no display output: "No Video Output (Compute Only)" is how it is."""
+    market = sales(P40, "220", "225", "230", "235", "240", "245", "250", "255")
+    compute_only = active(
+        P40, "199", title="NVIDIA Tesla P40 24GB GPU No Video Output (Compute Only)"
+    )
+    gaming = active(RTX3090, "500", title="NVIDIA GeForce RTX 3090 24GB No Video Output")
+    ranking = rank([compute_only, gaming], market)
+    assert compute_only.listing_id in {d.listing_id for d in ranking.deals}
+    assert gaming.listing_id not in {d.listing_id for d in ranking.deals}
