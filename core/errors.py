@@ -79,6 +79,12 @@ class FetchError(CollectError):
         super().__init__(message, url=url, search=search)
 
 
+class UnreachableError(FetchError):
+    """The site could not be reached at all (no DNS answer, connection refused) before any
+    request of this run got through: the network or ``[collector] base_url`` is wrong, and
+    every other search would fail the same way, after every retry. The run stops at once."""
+
+
 class RateLimitedError(FetchError):
     """eBay's Retry-After asks for a longer wait than we wait in place: deferred until ``until``."""
 

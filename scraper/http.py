@@ -16,11 +16,12 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import httpx
 
 from core.deadline import fetch_within
-from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError
+from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError, UnreachableError
 from core.retry import Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.pacing import LocalPacer
 
@@ -33,6 +34,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TRANSIENT_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+def _unreachable(url: str, exc: httpx.ConnectError, search: str | None) -> UnreachableError:
+    host = urlsplit(url).hostname or url
+    reason = str(exc).strip() or type(exc).__name__
+    return UnreachableError(
+        f"cannot reach {host}: {reason} — check the connection or [collector] base_url",
+        url=url,
+        search=search,
+    )
 
 
 def _utcnow() -> datetime:
@@ -68,6 +79,7 @@ class PoliteFetcher:
         self.client = client
         self.settings = settings
         self.requests = 0
+        self._reached = False  # any answer at all yet (then a failed connect is a blip)
         self._sleep = sleep
         self._clock = clock
         self._wall = wall
@@ -140,11 +152,17 @@ class PoliteFetcher:
                     seconds=min(self.settings.timeout, remaining),
                     headers={"User-Agent": self.settings.user_agent},
                 )
+            except httpx.ConnectError as exc:
+                if not self._reached:  # nothing got through yet: no point retrying anything
+                    raise _unreachable(url, exc, search) from exc
+                log.info("GET %s failed: %s", url, type(exc).__name__)
+                raise Transient(f"{type(exc).__name__}: {exc}") from exc
             except TRANSIENT_ERRORS as exc:
                 log.info("GET %s failed: %s", url, type(exc).__name__)
                 raise Transient(f"{type(exc).__name__}: {exc}") from exc
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise FetchError(f"cannot fetch: {exc}", url=url, search=search) from exc
+        self._reached = True
         self._pacer.saw(response.status_code)
         return _judge(response, url, search, now=self._wall())
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules, rule_matches
-from core.errors import CollectError, RateLimitedError
+from core.errors import CollectError, RateLimitedError, UnreachableError
 from core.secrets import redact
 from db.deferrals import load_deferral, save_deferral
 from db.leases import (
@@ -152,15 +152,22 @@ def run_daily(
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
     with _interrupted_on_ctrl_c(engine, run_id, now):
-        totals, failures, requests, taken = _collect_all(
-            plan,
-            engine=engine,
-            collector=collector,
-            normalize=normalize,
-            run_id=run_id,
-            now=now,
-            on_step=on_step,
-        )
+        try:
+            totals, failures, requests, taken = _collect_all(
+                plan,
+                engine=engine,
+                collector=collector,
+                normalize=normalize,
+                run_id=run_id,
+                now=now,
+                on_step=on_step,
+            )
+        except UnreachableError as exc:
+            with Session(engine) as session:
+                error = SearchFailure(exc.search or "", "", redact(str(exc)), exc.url)
+                counts = RunCounts(searches=1, requests=exc.requests or 1)
+                finish_run(session, run_id, counts=counts, errors=[error.as_json()], now=now())
+            raise
         with Session(engine) as session, session.begin():
             ended = save_ended(session, now=now())
         with Session(engine) as session:
@@ -252,6 +259,8 @@ def _collect_all(
                     if plan.full_sweep_hours is None
                     else timedelta(hours=plan.full_sweep_hours),
                 )
+            except UnreachableError:
+                raise  # every search would fail the same way: the run stops here
             except CollectError as exc:
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
                 failures.append(SearchFailure(search.name, mode.value, redact(str(exc)), exc.url))

@@ -7,13 +7,21 @@ run row counts every request it sent, those of failed searches included.
 
 from __future__ import annotations
 
+import time
+
 from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import RunRow
 from rigscout.cli.main import cli
-from tests.rigscout.helpers import collector_config, engine_url, serve_demo_pages, write_config
+from tests.rigscout.helpers import (
+    collector_config,
+    engine_url,
+    rigscout_process,
+    serve_demo_pages,
+    write_config,
+)
 from tests.support.fake_ebay import FakeEbay
 
 P40 = "tesla p40 24gb"
@@ -66,3 +74,23 @@ def test_a_run_row_counts_the_requests_of_failed_searches(engine, tmp_path):
     row = last_run(engine)
     assert row.requests == sent == 2 + 1  # two failed tries of active, one sold page
     assert row.searches == 1
+
+
+def test_with_the_network_down_a_run_fails_in_seconds_with_one_line(tmp_path):
+    """No route to eBay (here: nothing listens on the port): the first request says so and the
+    run stops, instead of retrying every search for minutes."""
+    from tests.support.smtp_server import closed_port
+
+    extra = collector_config(f"http://127.0.0.1:{closed_port()}", rate=4.0)
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", extra=extra)
+    started = time.monotonic()
+    proc = rigscout_process(["--config", str(config), "run", "--no-alerts"])
+    _, err = proc.communicate(timeout=60)
+    elapsed = time.monotonic() - started
+    assert elapsed < 15
+    assert proc.returncode == 1, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("Error: cannot reach 127.0.0.1:") or "cannot reach 127.0.0.1" in line
+    assert "check the connection or [collector] base_url" in line
+    runs = CliRunner().invoke(cli, ["--config", str(config), "runs", "--json"])
+    assert '"status": "failed"' in runs.output

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError
+from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError, UnreachableError
 from core.settings import CollectorSettings
 from scraper.http import PoliteFetcher
 
@@ -115,7 +115,6 @@ def test_backoff_doubles_then_gives_up_with_url_and_status(status: int) -> None:
     "error",
     [
         httpx.ReadTimeout("read timed out"),
-        httpx.ConnectError("connection refused"),
         httpx.RemoteProtocolError("peer closed connection without sending complete message body"),
     ],
 )
@@ -123,6 +122,26 @@ def test_transient_network_errors_are_retried(error: Exception) -> None:
     fetcher, clock = fetcher_for(answers(error, ok("second time lucky")))
     assert fetcher.fetch_text(URL) == "second time lucky"
     assert clock.sleeps == [2.0]
+
+
+def test_a_failed_connect_after_the_site_answered_is_a_blip_and_retried() -> None:
+    fetcher, clock = fetcher_for(
+        answers(ok("first"), httpx.ConnectError("connection refused"), ok("second time lucky"))
+    )
+    assert fetcher.fetch_text(URL) == "first"
+    assert fetcher.fetch_text(URL) == "second time lucky"
+    assert clock.sleeps[-1] == 2.0  # the retry's backoff, after the pacing between requests
+
+
+def test_a_site_never_reached_fails_at_once_without_retries() -> None:
+    """No DNS answer or a refused connection before anything got through: the network (or the
+    base URL) is wrong, and retrying every search for minutes would only hide it."""
+    fetcher, clock = fetcher_for(
+        answers(httpx.ConnectError("[Errno -2] Name or service not known"))
+    )
+    with pytest.raises(UnreachableError, match=r"cannot reach www\.ebay\.com: \[Errno -2\]"):
+        fetcher.fetch_text(URL, search="p40")
+    assert (fetcher.requests, clock.sleeps) == (1, [])
 
 
 def test_timeouts_every_time_end_in_fetch_error_without_status() -> None:
