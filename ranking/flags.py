@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -88,6 +88,9 @@ class Signals:
     # against them ("no video output" on a Tesla P40 is how it is made).
     headless: frozenset[str] = frozenset()
     headless_phrases: frozenset[str] = frozenset()  # as the normalizer's words: "no video"
+    # Card families current software has left behind, with the flag's wording
+    # (``catalog/support.toml``): "CUDA ≤ 12 — Pascal: CUDA 12.x at most (…), driver R580".
+    support: Mapping[str, str] = field(default_factory=dict)
 
     def codes_for(self, title: str, family: str = "") -> list[str]:
         """``title_codes``, less a no_display raised only by display wording on a card of a
@@ -139,10 +142,22 @@ class Signals:
 def load_signals() -> Signals:
     """The signals shipped in ``ranking/flags.toml`` (read once)."""
     text = resources.files("ranking").joinpath("flags.toml").read_text(encoding="utf-8")
-    return parse_signals(tomllib.loads(text))
+    return parse_signals(tomllib.loads(text), load_support())
 
 
-def parse_signals(raw: Mapping[str, Any]) -> Signals:
+def load_support() -> dict[str, str]:
+    """Each left-behind card family with its flag's wording, from ``catalog/support.toml``."""
+    text = (
+        resources.files("ranking").joinpath("catalog", "support.toml").read_text(encoding="utf-8")
+    )
+    return {
+        family: f"{arch['tag']} — {arch['detail']}"
+        for arch in tomllib.loads(text).values()
+        for family in arch["families"]
+    }
+
+
+def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = None) -> Signals:
     """Signals from the parsed TOML; a ConfigError names the first bad entry."""
     signals: dict[str, Signal] = {}
     by_anchor: dict[str, list[Phrase]] = {}
@@ -181,6 +196,7 @@ def parse_signals(raw: Mapping[str, Any]) -> Signals:
         plain,
         headless=frozenset(display.get("headless_families", ())),
         headless_phrases=frozenset(display.get("headless_phrases", ())),
+        support=dict(support or {}),
     )
 
 
@@ -198,6 +214,8 @@ def flag_listing(
     family_code = signals.by_family.get(family) if family else None
     if family_code is not None and all(f.code != family_code for f in flags):
         flags.append(plain[family_code])
+    if family in signals.support:
+        flags.append(signals.flag("software_support", signals.support[family]))
     feedback = row.seller_feedback
     if feedback is not None and feedback <= 0:
         flags.append(plain["seller_no_feedback"])

@@ -27,6 +27,7 @@ def plan_warnings(
     host = rig.host
     warnings = [*_host_warnings(rig, rules)]
     offers = ([host.offer] if host.offer else []) + list(bought)
+    noted: dict[str, list[str]] = {}  # a note shared by several listings is said once
     for offer in offers:
         if offer.price_basis == "predicted":
             warnings.append(_auction(offer, now))
@@ -34,7 +35,11 @@ def plan_warnings(
             warnings.append(
                 f"freight estimated for item {offer.item_id}: the listing gives no shipping cost"
             )
-        warnings += [f"item {offer.item_id}: {note}" for note in offer.notes]
+        for note in offer.notes:
+            noted.setdefault(note, []).append(str(offer.item_id))
+    for note, items in noted.items():
+        which = f"item {items[0]}" if len(items) == 1 else f"items {', '.join(items)}"
+        warnings.append(f"{which}: {note}")
     return tuple(warnings)
 
 

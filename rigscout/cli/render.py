@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from datetime import datetime
 
-    from core.models import Deal
+    from core.models import Deal, Flag
     from db.runs import RunSummary
     from rigscout.jobs.pipeline import RunReport
 
@@ -95,8 +95,14 @@ def render_notes(deal: Deal, now: datetime) -> list[str]:
         notes.append(f"bid {bid} {fmt.time_left(deal.end_time, now)}".strip())
     if deal.needs_host:
         notes.append(f"{deal.needs_host} host")
-    notes += [FLAG_TAGS.get(f.code, f.code.replace("_", " ")) for f in deal.flags]
+    notes += [_tag(f) for f in deal.flags]
     return notes
+
+
+def _tag(flag: Flag) -> str:
+    if flag.code == "software_support":  # "CUDA ≤ 12 — Pascal …": the tag before the dash
+        return flag.label.split(" — ")[0]
+    return FLAG_TAGS.get(flag.code, flag.code.replace("_", " "))
 
 
 FLAG_TAGS = {
@@ -105,6 +111,8 @@ FLAG_TAGS = {
     "seller_no_feedback": "no feedback",
     "ships_from_abroad": "abroad",
     "read_description": "read desc.",
+    "new_account_pattern": "new account",
+    "scam_pattern": "SCAM?",
 }
 
 

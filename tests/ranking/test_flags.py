@@ -79,7 +79,11 @@ def test_listing_facts_raise_their_signal(row, code):
 
 @pytest.mark.parametrize(
     ("sku", "family", "expected"),
-    [("nvidia-tesla-k80", "k80", ["legacy_gpu"]), ("nvidia-tesla-p100-pcie-16gb", "p100", [])],
+    [
+        ("nvidia-tesla-k80", "k80", ["legacy_gpu", "software_support"]),
+        ("nvidia-tesla-p100-pcie-16gb", "p100", ["software_support"]),
+        ("nvidia-rtx-3090", "3090", []),
+    ],
 )
 def test_cards_the_guides_call_obsolete_carry_a_warning(sku, family, expected):
     flags = flag_listing(
@@ -99,3 +103,33 @@ def test_every_signal_is_decided_and_listed_in_the_readme():
         assert signal.severity in ("exclude", "warn")
         assert f"`{signal.code}`" in readme, f"README's risk-signal table lacks {signal.code}"
         assert signal.severity == "warn" or signal.penalty == 0
+
+
+@pytest.mark.parametrize(
+    ("family", "tag"),
+    [
+        ("k80", "CUDA ≤ 11 — Kepler: CUDA 11.x at most (gone from CUDA 12), driver branch R470"),
+        ("p40", "CUDA ≤ 12 — Pascal: CUDA 12.x at most (gone from CUDA 13), driver branch R580"),
+        ("v100", "CUDA ≤ 12 — Volta: CUDA 12.x at most (gone from CUDA 13), driver branch R580"),
+        ("mi50", "ROCm: deprecated — gfx906: deprecated in ROCm, maintenance only"),
+    ],
+)
+def test_every_card_current_software_left_behind_says_what_it_is_stuck_on(family, tag):
+    flags = flag_listing(
+        active("x", "40"), SIGNALS, family=family, min_seller_feedback=10,
+        min_seller_positive_pct=Decimal(0),
+    )  # fmt: skip
+    assert [f.label for f in flags if f.code == "software_support"] == [tag]
+
+
+def test_every_catalog_family_left_behind_has_a_cited_source():
+    import tomllib
+
+    from ranking.catalog import load_catalog
+
+    path = README.parent / "ranking" / "catalog" / "support.toml"
+    table = tomllib.loads(path.read_text("utf-8"))
+    families = {s.family for s in load_catalog()}
+    for name, arch in table.items():
+        assert arch["source"].startswith("https://"), name
+        assert set(arch["families"]) & families, f"{name}: no catalog family"
