@@ -14,8 +14,14 @@ from core import fmt
 if TYPE_CHECKING:
     from core.models import Deal
 
+RIG = "rig"  # Deal.price_basis of a saved plan's rig
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
+
+
+def format_unit(deal: Deal) -> str:
+    """What the landed price is for: "landed per unit", or "for the whole rig"."""
+    return "for the whole rig" if deal.price_basis == RIG else "landed per unit"
 
 
 def format_landed(deal: Deal) -> str:
@@ -40,6 +46,8 @@ def format_landed(deal: Deal) -> str:
 
 def format_discount(deal: Deal) -> str:
     """How far the deal sits from the market, in words a buyer reads at a glance."""
+    if deal.price_basis == RIG:
+        return "a complete rig for your saved plan"
     if deal.discount is None:
         return "no market price yet"
     share = round(abs(deal.discount) * 100)

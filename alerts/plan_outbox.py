@@ -10,12 +10,14 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP
 from typing import TYPE_CHECKING
 
+from alerts.format import RIG
 from alerts.outbox import CENT, render_snapshot
+from core import fmt
 from core.models import BuyingFormat, Category, Deal
 from db.models import AlertRow
 from db.outbox import OPEN, PENDING, PLAN_RULE, SENT, load_latest_plan_alert
 from ranking.plan_explain import summary
-from ranking.plan_render import render_plan_text
+from ranking.plan_render import render_plan_figures
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-    from ranking.plan import Plan
+    from ranking.plan import Plan, PlanPart
 
 
 def save_pending_plan_alert(
@@ -83,6 +85,24 @@ def render_plan_deal(name: str, plan: Plan, now: datetime, listing_id: int) -> D
         currency=plan.currency,
         shipping_known=not any(p.freight_estimated for p in plan.parts),
         score=0.0,
-        reason="; ".join(line.strip() for line in render_plan_text(1, plan, now).splitlines()[1:]),
+        reason=render_plan_message(plan),
         freight_estimated=any(p.freight_estimated for p in plan.parts),
+        price_basis=RIG,
     )
+
+
+def _part_words(part: PlanPart, currency: str) -> str:
+    what = f"{part.units}x {part.name}" if part.role == "gpu" else part.name
+    link = f" ({part.url})" if part.url else ""
+    return f"{part.role} {what}: {fmt.money(part.price, currency)}{link}"
+
+
+def render_plan_message(plan: Plan) -> str:
+    """The rig as a message reads: its figures, each part with its price, what to check."""
+    parts = "; ".join(_part_words(part, plan.currency) for part in plan.parts)
+    text = f"{render_plan_figures(plan)}. Parts: {parts}."
+    if plan.warnings:
+        text += f" Before you buy: {'; '.join(w.rstrip('.') for w in plan.warnings)}."
+    if "than the next plan" in plan.explanation:  # a comparison, not a hint for the CLI
+        text += f" Why this one: {plan.explanation}"
+    return text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from alerts.format import format_discount, format_landed, one_line, safe_url
+from alerts.format import RIG, format_discount, format_landed, one_line, safe_url
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -67,7 +67,9 @@ def render_embed(deal: Deal) -> dict[str, Any]:
         "description": safe_text(deal.reason, DESCRIPTION_LIMIT),
         "color": EMBED_COLOUR,
         "fields": [
-            _field("Landed unit price", format_landed(deal)),
+            _field(
+                "Rig total" if deal.price_basis == RIG else "Landed unit price", format_landed(deal)
+            ),
             _field("Discount", format_discount(deal)),
             _field("SKU", deal.sku_name),
         ],

@@ -11,7 +11,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import TYPE_CHECKING
 
-from alerts.format import format_discount, format_landed, one_line, safe_url
+from alerts.format import format_discount, format_landed, format_unit, one_line, safe_url
 from core import fmt
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def render_plain(deals: Sequence[Deal], *, report_url: str | None = None) -> str
     for deal in deals:
         blocks += [
             f"* {one_line(deal.title)}",
-            f"  {one_line(deal.sku_name)} · {format_landed(deal)} landed per unit"
+            f"  {one_line(deal.sku_name)} · {format_landed(deal)} {format_unit(deal)}"
             f" · {format_discount(deal)}",
             f"  {one_line(deal.reason)}",
             f"  {safe_url(deal.url) or '(no link)'}",

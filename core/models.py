@@ -166,8 +166,9 @@ class Deal:
     end_time: datetime | None = None
     image_url: str | None = None
     metrics: dict[str, float] = field(default_factory=dict)
-    # How the landed price was reached: "fixed" (asking price) or "predicted" (a running
-    # auction at its predicted end; ``current_bid`` and ``predicted_low``/``_high`` are set).
+    # How the landed price was reached: "fixed" (asking price), "predicted" (a running
+    # auction at its predicted end; ``current_bid`` and ``predicted_low``/``_high`` are set)
+    # or "rig" (a saved plan's whole rig: the total of its parts, no market of its own).
     price_basis: str = "fixed"
     current_bid: Decimal | None = None  # landed unit price at the current bid
     predicted_low: Decimal | None = None

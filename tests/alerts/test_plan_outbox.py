@@ -83,6 +83,23 @@ def test_the_payload_is_a_deal_the_channels_can_send(session, now):
     assert "power shelf needed" in deal.reason
 
 
+def test_a_plan_alert_reads_as_a_message_not_as_command_output(session, now):
+    from alerts.render_discord import render_embed
+    from alerts.render_email import render_plain
+
+    add_listings(session, [1, 2, 3, 4, 5], now)
+    save_pending_plan_alert(session, "node", ["mail"], _plan("900"), now=now)
+    deal = parse_snapshot(session.scalars(select(AlertRow)).one().payload)
+    mail = render_plain([deal])
+    embed = str(render_embed(deal))
+    for text in (mail, embed):
+        for wording in ("raise --limit", "per unit", "no market price yet", "! item"):
+            assert wording not in text, (wording, text)
+    assert "$1,300 for the whole rig · a complete rig for your saved plan" in mail
+    assert "Rig total" in embed
+    assert "Parts: host Gigabyte T181-G20" in deal.reason
+
+
 def test_plan_alerts_never_hold_back_or_overwrite_a_deal_alert_on_the_same_listing(session, now):
     add_listings(session, [1, 2, 3, 4, 5], now)
     save_pending_plan_alert(session, "node", ["mail"], _plan("900"), now=now)
