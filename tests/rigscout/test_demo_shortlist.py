@@ -66,7 +66,7 @@ def test_the_shortlist_in_the_demo_readme_is_what_rank_shows(tmp_path: Path) -> 
 SCAM = "389912345678"  # "NVIDIA A100 40GB PCIe … Brand New Sealed", $1,099, 3 feedback
 
 
-def test_the_demos_scam_is_kept_out_of_deals_plans_and_the_report(tmp_path: Path) -> None:
+def test_the_demos_scam_is_kept_out_of_deals_and_plans_and_shown_only_as_one_to_check(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from rigscout.cli.main import cli
@@ -94,4 +94,9 @@ def test_the_demos_scam_is_kept_out_of_deals_plans_and_the_report(tmp_path: Path
     )
     assert plans.exit_code == 0, plans.output
     assert SCAM not in plans.output
-    assert SCAM not in (site / "index.html").read_text(encoding="utf-8")
+    page = (site / "index.html").read_text(encoding="utf-8")
+    start = page.index('<section id="check"')
+    end = page.index("</section>", start)
+    assert SCAM in page[start:end]  # in "Check before buying", with why
+    assert "73 % under NVIDIA A100 SXM4 40GB sales" in page[start:end]
+    assert SCAM not in page[:start] + page[end:]  # and in no other list of the page

@@ -101,6 +101,7 @@ def render_report(
         min_sales=min_sales,
         new_lows=score_new_lows(best, data.sold, data.asking, now=data.now),
         new_rare=data.new_rare,
+        kept_out=data.kept_out,
         rare_max=RARE_MAX_ACTIVE,
         history_since=since,
         histories=render_histories(data, since=since, today=today),

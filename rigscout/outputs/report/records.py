@@ -113,3 +113,4 @@ class ReportData:
     new_rare: tuple[NewListing, ...] = ()
     history_since: date | None = None
     plan_deals: Mapping[str, tuple[Deal, ...]] = field(default_factory=dict)  # by profile
+    kept_out: tuple[Deal, ...] = ()  # listings a risk flag kept out, with why (all profiles)
