@@ -387,7 +387,7 @@ def _price(
     under, reference = _under_reference(sku, price, market, discount, unvalued, skus, markets)
     scam = None
     if under is not None:
-        scam = scam_reason(row, sku, under, reference, settings, load_scam_rules())
+        scam = scam_reason(row, sku, under, reference, settings, load_scam_rules(), flags)
     if scam is not None:
         check = scam.removeprefix("check before buying: ")
         flags = (*flags, signals.flag("scam_pattern", scam))

@@ -4,7 +4,8 @@
 
 * A price far under the market of its card, or, when the card has no market yet, of its
   nearest sibling (the same model in another form factor or memory size), from a seller under
-  ``[rank] min_seller_feedback`` or with a "brand new sealed" claim on data-center hardware,
+  ``[rank] min_seller_feedback``, with a "brand new sealed" claim on data-center hardware, or
+  with no returns,
   is kept out with its reason: "check before buying: 73 % under A100 SXM4 40GB sales; seller
   has 3 feedback".
 * A seller under ``min_seller_feedback`` with many listings worth a lot together is flagged on
@@ -25,8 +26,9 @@ from core import fmt
 from core.text import match_form
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
+    from core.models import Flag
     from core.settings import RankSettings
     from ranking.catalog import Sku
     from ranking.market import Market
@@ -85,6 +87,7 @@ def scam_reason(
     reference: str,
     settings: RankSettings,
     rules: ScamRules,
+    flags: Sequence[Flag] = (),
 ) -> str | None:
     """Why a price ``under`` (0.73 = 73 %) the ``reference`` market is a scam's pattern, or
     None when nothing but the price points that way."""
@@ -96,6 +99,8 @@ def scam_reason(
         reasons.append(f"seller has {feedback} feedback")
     if sku.family in rules.datacenter_families and rules.sealed.search(match_form(row.title)):
         reasons.append('"brand new sealed" data-center hardware')
+    if any(f.code == "no_returns" for f in flags):
+        reasons.append("no returns")
     if not reasons:
         return None
     return f"check before buying: {round(under * 100)} % under {reference}; {'; '.join(reasons)}"

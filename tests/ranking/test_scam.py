@@ -91,3 +91,10 @@ def test_a_few_listings_from_a_new_account_are_not_a_pattern():
     ]
     ranking = rank(rows)
     assert not any(f.code == "new_account_pattern" for d in ranking.deals for f in d.flags)
+
+
+def test_no_returns_on_a_price_far_under_the_market_is_a_scams_pattern_too():
+    no_returns = active(A100_PCIE, "1099", title="NVIDIA A100 40GB PCIe GPU no returns")
+    flagged = kept_out(rank([no_returns]), no_returns)
+    assert flagged is not None
+    assert flagged.flags[-1].label.endswith("; no returns")
