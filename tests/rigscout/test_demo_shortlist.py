@@ -66,7 +66,9 @@ def test_the_shortlist_in_the_demo_readme_is_what_rank_shows(tmp_path: Path) -> 
 SCAM = "389912345678"  # "NVIDIA A100 40GB PCIe … Brand New Sealed", $1,099, 3 feedback
 
 
-def test_the_demos_scam_is_kept_out_of_deals_and_plans_and_shown_only_as_one_to_check(tmp_path: Path) -> None:
+def test_the_demos_scam_is_kept_out_of_deals_and_plans_and_shown_only_as_one_to_check(
+    tmp_path: Path,
+) -> None:
     from click.testing import CliRunner
 
     from rigscout.cli.main import cli
