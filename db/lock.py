@@ -44,11 +44,15 @@ def _lock_path(engine: Engine) -> Path:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path, *, wait: bool, timeout: float) -> Iterator[None]:
+def _file_lock(
+    path: Path, *, wait: bool, timeout: float, busy: str | None = None
+) -> Iterator[None]:
     lock = FileLock(str(path))
     try:
         lock.acquire(timeout=timeout if wait else 0)
     except Timeout as exc:
+        if busy is not None:
+            raise LockedError(f"{busy} (lock file {path}); stop it first") from exc
         raise LockedError(
             f"another rigscout run is using this database (lock file {path}); "
             "it will exit on its own — try again later or pass --wait"
@@ -69,15 +73,8 @@ def daemon_lock(engine: Engine) -> Iterator[None]:
             yield
         return
     path = _lock_path(engine).with_suffix(".daemon.lock")
-    lock = FileLock(str(path))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:
-        raise LockedError(f"{busy} (lock file {path}); stop it first") from exc
-    try:
+    with _file_lock(path, wait=False, timeout=0, busy=busy):
         yield
-    finally:
-        lock.release()
 
 
 @contextlib.contextmanager
