@@ -8,13 +8,16 @@ the system (``.ci/run`` installs them), and Selenium Manager is kept offline.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from core import fmt
 from rigscout.cli.main import cli
 from tests.rigscout.helpers import DEMO, ROOT, write_config
 
@@ -158,3 +161,32 @@ def test_desktop_and_phone_screenshots_and_no_sideways_scrolling_on_a_phone(page
     assert len(visible_rows(page)) == 50
     assert (ARTIFACTS / "report-desktop.png").stat().st_size > 10_000
     assert severe(page) == []
+
+
+def test_the_numbers_on_the_page_are_the_rankers_and_the_planners(page, demo_report):
+    """Every fixed-price deal row the page shows carries the landed price and score that
+    `rank --json` gives for the same listing; each rig's total is `plan --json`'s."""
+    config = demo_report.parent.parent / "rigscout.toml"
+    runner = CliRunner()
+    ranked = runner.invoke(cli, ["--config", str(config), "rank", "--json", "--limit", "1000"])
+    by_url = {d["url"]: d for d in json.loads(ranked.output)}
+    rows = page.find_elements(
+        By.CSS_SELECTOR, '#deals-table tbody tr[data-buying="buy_it_now"]:not([hidden])'
+    )
+    assert len(rows) >= 10
+    for row in rows:
+        url = row.find_element(By.CSS_SELECTOR, "th.title a").get_attribute("href")
+        landed, score = (
+            row.find_element(By.CSS_SELECTOR, f"td.num:nth-of-type({n})").get_attribute("data-v")
+            for n in (4, 7)
+        )
+        assert Decimal(landed) == Decimal(str(by_url[url]["landed_unit_price"])), url
+        assert float(score) == pytest.approx(by_url[url]["score"]), url
+
+    rigs = page.find_element(By.ID, "rigs").text
+    for vram in (64, 96):
+        planned = runner.invoke(
+            cli, ["--config", str(config), "plan", "--vram", str(vram), "--json"]
+        )
+        best = json.loads(planned.output)[0]
+        assert fmt.money(Decimal(str(best["total"])), best["currency"]) in rigs, vram
