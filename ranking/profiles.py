@@ -32,6 +32,9 @@ class Profile:
     per_device: bool = False
     # Cards without usable FP16 (P40, M40, K80: FP32 only) are below this profile's minimum.
     needs_fp16: bool = False
+    # Score points off a card current software has left behind (the ``software_support`` flag:
+    # CUDA 12.x at most, ROCm deprecated): how much this workload prefers supported cards.
+    unsupported_penalty: float = 0.0
 
     @property
     def primary_metric(self) -> str:
@@ -87,4 +90,5 @@ def _profile(name: str, body: Mapping[str, Any]) -> Profile:
         bf16_bonus=float(body.get("bf16_bonus", 1.0)),
         per_device=bool(body.get("per_device", False)),
         needs_fp16=bool(body.get("needs_fp16", False)),
+        unsupported_penalty=float(body.get("unsupported_penalty", 0.0)),
     )

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ranking.flags import Signals
     from ranking.landed import Landed
     from ranking.market import Market
+    from ranking.profiles import Profile, Profiles
     from ranking.rows import ActiveRow, SoldRow
     from ranking.value import SkuValue
 
@@ -145,11 +146,13 @@ def rank_rows(
     now: datetime,
     filters: RankFilters | None = None,
     predict: AuctionPredictor = predict_final,
+    profiles: Profiles | None = None,
 ) -> Ranking:
-    """The ranking as of ``now``: deals best first (at most ``filters.limit`` in each view)."""
+    """The ranking as of ``now``: deals best first (at most ``filters.limit`` in each view).
+    ``profiles``: the workload profiles (default: ``ranking/profiles.toml``)."""
     wanted = eligible_skus(skus, settings, [filters or RankFilters()])
     priced = price_rows(active, sales, skus, settings, now=now, predict=predict, only=wanted)
-    return rank_priced(priced, skus, settings, now=now, filters=filters)
+    return rank_priced(priced, skus, settings, now=now, filters=filters, profiles=profiles)
 
 
 def eligible_skus(
@@ -231,11 +234,12 @@ def rank_priced(
     *,
     now: datetime,
     filters: RankFilters | None = None,
+    profiles: Profiles | None = None,
 ) -> Ranking:
     """The profile's half of ranking: value percentiles, scores, the views a buyer reads."""
     filters = filters or RankFilters()
     _check(filters)
-    profiles = load_profiles()
+    profiles = profiles or load_profiles()
     profile = profiles.get(filters.profile or settings.profile)
     values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
     skipped = dict(priced.skipped)
@@ -261,7 +265,7 @@ def rank_priced(
     views: dict[bool, list[_Scored]] = {False: [], True: []}
     for p, value, vpm in valued:
         if _wanted(p, filters):
-            scored = _score(p, value, vpm, by_category.get(p.sku.category, []))
+            scored = _score(p, value, vpm, by_category.get(p.sku.category, []), profile)
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
     limit = max(filters.limit, 0)
@@ -533,13 +537,18 @@ class _Scored:
     group_size: int
 
 
-def _score(p: _Priced, value: SkuValue, vpm: float, group: Sequence[float]) -> _Scored:
+def _score(
+    p: _Priced, value: SkuValue, vpm: float, group: Sequence[float], profile: Profile
+) -> _Scored:
     """The score, with the value percentile of ``vpm`` (capability per dollar) in ``group``."""
     no_better = bisect.bisect_right(group, vpm)
     percentile = no_better / len(group) if group else 1.0
     discount = None if p.check else p.discount  # no credit until the buyer has checked
     evidence = p.market.weight if p.market else 0.0
-    score = score_deal(discount, percentile, evidence=evidence, penalty=p.penalty)
+    penalty = p.penalty
+    if profile.unsupported_penalty and any(f.code == "software_support" for f in p.flags):
+        penalty += profile.unsupported_penalty  # this workload prefers supported cards
+    score = score_deal(discount, percentile, evidence=evidence, penalty=penalty)
     return _Scored(p, value, round(score, 2), percentile, len(group) - no_better + 1, len(group))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from ranking.rank import RankFilters, price_rows, rank_priced, rank_rows
 from tests.ranking.rows import NOW, active, sales
 
 CATALOG = {s.sku: s for s in load_catalog()}
+CATALOG_ROOT = Path(__file__).resolve().parents[2] / "ranking"
 USD = RankSettings()
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 V100_PCIE = "nvidia-tesla-v100-pcie-16gb"
@@ -371,3 +373,25 @@ def test_no_video_output_on_a_data_center_card_is_normal_not_a_fault():
     ranking = rank([compute_only, gaming], market)
     assert compute_only.listing_id in {d.listing_id for d in ranking.deals}
     assert gaming.listing_id not in {d.listing_id for d in ranking.deals}
+
+
+def test_a_profile_may_prefer_cards_current_software_supports():
+    """Default: no points off a Volta V100 for being stuck on CUDA 12 (the guides build on it);
+    a profile with ``unsupported_penalty`` scores it that much lower."""
+    import tomllib
+
+    from ranking.profiles import parse_profiles
+
+    shipped = tomllib.loads((CATALOG_ROOT / "profiles.toml").read_text(encoding="utf-8"))
+    shipped["profile"]["llm-inference"]["unsupported_penalty"] = 10
+    strict = parse_profiles(shipped)
+    v100 = active(V100, "180")
+    default = rank([v100], V100_MARKET).deals[0].score
+    stricter = (
+        rank_rows(
+            [v100], V100_MARKET, CATALOG, USD, now=NOW, filters=RankFilters(), profiles=strict
+        )
+        .deals[0]
+        .score
+    )
+    assert stricter == pytest.approx(default - 10.0)
