@@ -6,9 +6,9 @@ passed down; no stage reads a file or the environment itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -69,3 +69,13 @@ class RankSettings:
     # Estimated shipping per listing by category when the listing gives none (freight,
     # "not specified", pickup), in the user's currency; marked as estimated wherever shown.
     freight: Mapping[str, Decimal] = field(default_factory=lambda: dict(DEFAULT_FREIGHT))
+
+
+T = TypeVar("T")
+
+
+def build_settings(cls: type[T], values: Mapping[str, Any]) -> T:
+    """``cls(**values)`` for the keys the settings record knows: keys left out keep the
+    record's defaults, and keys other readers use are passed over."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in values.items() if k in known})

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -46,9 +46,3 @@ class ChannelType(Generic[S, C]):
     secrets: Callable[[C], tuple[str | None, ...]]
     missing: Callable[[C], str | None]
     notifier: Callable[[C, Collaborators], Notifier]
-
-
-def build_settings(cls: type[C], values: Mapping[str, Any]) -> C:
-    """``cls(**values)`` for the keys the settings record knows; unset keys keep its defaults."""
-    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    return cls(**{k: v for k, v in values.items() if k in known})

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from alerts.channels.base import ChannelType, Collaborators, build_settings
+from alerts.channels.base import ChannelType, Collaborators
 from alerts.settings import DEFAULT_WEBHOOK_ENV, DiscordChannel
 from core.config_types import EnvName, PositiveFloat, Section
+from core.settings import build_settings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from alerts.channels.base import ChannelType, Collaborators, build_settings
+from alerts.channels.base import ChannelType, Collaborators
 from alerts.settings import SmtpChannel
 from core.config_types import EnvName, Names, PositiveFloat, Section
+from core.settings import build_settings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

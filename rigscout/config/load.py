@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from alerts.settings import (
@@ -31,6 +31,7 @@ from core.settings import (
     ApiSettings,
     CollectorSettings,
     RankSettings,
+    build_settings,
 )
 from rigscout.config.plans import SavedPlan, saved_plans
 from rigscout.config.refs import check_references
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from alerts.channels import ChannelSection
     from rigscout.config.schema import ConfigFile, RuleSection, SearchSection
 
-T = TypeVar("T")
 DEFAULT_CONFIG_NAME = "rigscout.toml"
 
 
@@ -165,22 +165,16 @@ def _settings_from(
     return Settings(
         database_url=_resolve_sqlite_path(url, base),
         searches=_searches(model.search, source),
-        collector=_build(CollectorSettings, model.collector.model_dump(exclude_unset=True)),
+        collector=build_settings(CollectorSettings, model.collector.model_dump(exclude_unset=True)),
         api=_api(model, environ),
         rank=_rank(model),
         alerts=_alerts(model, environ),
-        schedule=_build(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
+        schedule=build_settings(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
         report=report_settings(model.report, base),
         config_path=path,
         catalog_extra=catalog_extra,
         plans=saved_plans(model.plan, model.alerts.channels or {}),
     )
-
-
-def _build(cls: type[T], values: Mapping[str, Any]) -> T:
-    """``cls(**values)`` for the keys the dataclass knows; the rest belong to other readers."""
-    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    return cls(**{k: v for k, v in values.items() if k in known})
 
 
 def _resolve_sqlite_path(url: str, base: Path) -> str:
@@ -208,7 +202,7 @@ def _secret(environ: Mapping[str, str], variable: str | None, default: str) -> s
 
 def _api(model: ConfigFile, environ: Mapping[str, str]) -> ApiSettings:
     section = model.ebay_api
-    return _build(
+    return build_settings(
         ApiSettings,
         {
             **section.model_dump(
@@ -233,7 +227,7 @@ def _rank(model: ConfigFile) -> RankSettings:
     freight = {**DEFAULT_FREIGHT}
     if section.freight:
         freight.update(section.freight.model_dump(exclude_none=True))
-    return _build(
+    return build_settings(
         RankSettings, {**values, "fx_rates": rates, "fx_date": fx_date, "freight": freight}
     )
 
@@ -259,4 +253,4 @@ def _alerts(model: ConfigFile, environ: Mapping[str, str]) -> AlertSettings:
     channels = {n: _channel(n, c, environ) for n, c in (section.channels or {}).items()}
     rules = tuple(_rule(i, r, channels) for i, r in enumerate(section.rule or [], 1))
     values = section.model_dump(exclude_unset=True, include={"price_drop"})
-    return _build(AlertSettings, {**values, "rules": rules, "channels": channels})
+    return build_settings(AlertSettings, {**values, "rules": rules, "channels": channels})
