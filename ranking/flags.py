@@ -139,10 +139,17 @@ class Signals:
 
 
 @cache
+def flags_file() -> dict[str, Any]:
+    """``ranking/flags.toml``, parsed once: the signals, and the ``[scam]`` and
+    ``[topology_claim]`` tables ``ranking.scam`` and ``ranking.topology`` read."""
+    text = resources.files("ranking").joinpath("flags.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@cache
 def load_signals() -> Signals:
     """The signals shipped in ``ranking/flags.toml`` (read once)."""
-    text = resources.files("ranking").joinpath("flags.toml").read_text(encoding="utf-8")
-    return parse_signals(tomllib.loads(text), load_support())
+    return parse_signals(flags_file(), load_support())
 
 
 def load_support() -> dict[str, str]:

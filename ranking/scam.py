@@ -15,15 +15,14 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from core import fmt
 from core.text import match_form
+from ranking.flags import flags_file
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -45,8 +44,7 @@ class ScamRules:
 
 @cache
 def load_scam_rules() -> ScamRules:
-    text = resources.files("ranking").joinpath("flags.toml").read_text(encoding="utf-8")
-    raw = tomllib.loads(text)["scam"]
+    raw = flags_file()["scam"]
     phrases = sorted(raw["sealed_phrases"], key=len, reverse=True)
     return ScamRules(
         datacenter_families=frozenset(raw["datacenter_families"]),

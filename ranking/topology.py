@@ -6,11 +6,10 @@ what the buyer is offered, so it is what the sentence shows, marked as a claim t
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import cache
-from importlib import resources
 
 from core.text import match_form
+from ranking.flags import flags_file
 
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -18,8 +17,7 @@ _NOT_WORD = re.compile(r"[^a-z0-9]+")
 @cache
 def _claims() -> tuple[tuple[str, str, str], ...]:
     """(compact key, wording, topology), longest first: "x10drgopcie" before "singleroot"."""
-    text = resources.files("ranking").joinpath("flags.toml").read_text(encoding="utf-8")
-    table = tomllib.loads(text)["topology_claim"]
+    table = flags_file()["topology_claim"]
     rows = [(_compact(words), words, topology) for words, topology in table.items()]
     return tuple(sorted(rows, key=lambda row: -len(row[0])))
 
