@@ -194,6 +194,7 @@ def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = No
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
     plain = {code: Flag(code, sig.label, sig.severity) for code, sig in signals.items()}
     display = raw.get("signal", {}).get("no_display", {})
+    datacenter = raw.get("datacenter", {})
     return Signals(
         signals,
         by_family,
@@ -201,7 +202,8 @@ def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = No
         tuple(prefix_only),
         home,
         plain,
-        headless=frozenset(display.get("headless_families", ())),
+        headless=frozenset(datacenter.get("families", ()))
+        - frozenset(datacenter.get("with_display_outputs", ())),
         headless_phrases=frozenset(display.get("headless_phrases", ())),
         support=dict(support or {}),
     )

@@ -1,6 +1,6 @@
 """Scams as a pattern, not a listing-by-listing warning (the rules and thresholds are the
-``[scam]`` table and the ``scam_pattern`` and ``new_account_pattern`` signals of
-``flags.toml``).
+``[scam]`` and ``[datacenter]`` tables and the ``scam_pattern`` and ``new_account_pattern``
+signals of ``flags.toml``).
 
 * A price far under the market of its card, or, when the card has no market yet, of its
   nearest sibling (the same model in another form factor or memory size), from a seller under
@@ -45,9 +45,10 @@ class ScamRules:
 @cache
 def load_scam_rules() -> ScamRules:
     raw = flags_file()["scam"]
+    families = flags_file()["datacenter"]["families"]
     phrases = sorted(raw["sealed_phrases"], key=len, reverse=True)
     return ScamRules(
-        datacenter_families=frozenset(raw["datacenter_families"]),
+        datacenter_families=frozenset(families),
         sealed=re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.I),
         many_listings=int(raw["many_listings"]),
         listings_value=Decimal(str(raw["listings_value"])),
