@@ -209,6 +209,14 @@ def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = No
     )
 
 
+def short_label(flag: Flag) -> str:
+    """A flag as a badge or table note: the software-support tag before its dash ("CUDA ≤ 12"),
+    else the code in words ("ships from abroad")."""
+    if flag.code == "software_support":
+        return flag.label.split(" — ")[0]
+    return flag.code.replace("_", " ")
+
+
 def flag_listing(
     row: ActiveRow,
     signals: Signals,

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from core import fmt
+from ranking.flags import short_label
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -100,9 +101,7 @@ def render_notes(deal: Deal, now: datetime) -> list[str]:
 
 
 def _tag(flag: Flag) -> str:
-    if flag.code == "software_support":  # "CUDA ≤ 12 — Pascal …": the tag before the dash
-        return flag.label.split(" — ")[0]
-    return FLAG_TAGS.get(flag.code, flag.code.replace("_", " "))
+    return FLAG_TAGS.get(flag.code) or short_label(flag)
 
 
 FLAG_TAGS = {

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from alerts.format import safe_url
 from core.fmt import time_left
 from core.models import BuyingFormat, Category
+from ranking.flags import short_label
 from ranking.value import board_value, value_metrics
 from rigscout import __version__
 from rigscout.outputs.report import fmt
@@ -240,5 +241,6 @@ def _environment() -> Environment:
         time=fmt.format_time,
         duration=fmt.format_duration,
         safe_url=safe_url,
+        tag=short_label,
     )
     return env
