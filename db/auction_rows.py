@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from core.models import BuyingFormat
 from db.models import ListingRow, ObservationRow, SaleRow
@@ -61,6 +61,19 @@ def load_watched_auctions(session: Session, *, since: datetime) -> list[WatchedA
         for _, group in groupby(rows, key=lambda r: r[0])
         if (auction := _auction(list(group))) is not None
     ]
+
+
+def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
+    """What changes whenever a save could change the watched auctions or the sales.
+
+    Every save (collection, import) stamps ``last_seen`` on the listings it touches; a new price
+    or status is a new observation; a new or replaced sale moves the sales' count or newest id.
+    Five indexed aggregates: instant next to loading the auctions themselves.
+    """
+    listings = session.execute(select(func.count(), func.max(ListingRow.last_seen))).one()
+    sales = session.execute(select(func.count(), func.max(SaleRow.id))).one()
+    newest_observation = session.scalar(select(func.max(ObservationRow.id)))
+    return (*listings, *sales, newest_observation)
 
 
 def _auction(rows: list[Any]) -> WatchedAuction | None:

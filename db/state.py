@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from core.errors import StoreError
+from db.engine import SQLITE_BUSY_TIMEOUT_MS
 from db.models import KeyValueRow
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from sqlalchemy.orm import Session
+    from sqlalchemy import Engine
 
 
 def load_state(session: Session, key: str, *, lock: bool = False) -> dict[str, object] | None:
@@ -40,6 +42,35 @@ def save_state(session: Session, key: str, value: dict[str, object], now: dateti
         row.value = dict(value)
         row.updated_at = now
     session.flush()
+
+
+def save_state_unless_busy(
+    engine: Engine, key: str, value: dict[str, object], now: datetime
+) -> bool:
+    """Save and commit ``value`` in a transaction of its own, unless that means waiting.
+
+    For state that is only a cache: where another transaction holds the lock it needs, it gives
+    up at once (False) rather than wait out the busy timeout, and a store that refuses the write
+    (a read-only file) is False too.
+    """
+    sqlite = engine.dialect.name == "sqlite"
+    try:
+        with engine.connect() as conn:
+            if sqlite:
+                conn.exec_driver_sql("PRAGMA busy_timeout=0")
+                conn.commit()  # the session below must own the transaction, not join this one
+            try:
+                with Session(bind=conn) as session, session.begin():
+                    if not sqlite:
+                        session.execute(text("SET LOCAL lock_timeout = '100ms'"))
+                    save_state(session, key, value, now)
+            finally:
+                if sqlite:
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+                    conn.commit()
+    except SQLAlchemyError:
+        return False
+    return True
 
 
 class SessionStateStore:

@@ -175,6 +175,29 @@ def load_prior(path: Path = PRIOR) -> AuctionModel:
         raise ValueError(f"{path}: not a readable auction prior ({exc!r})") from None
 
 
+def model_to_json(model: AuctionModel) -> dict[str, Any]:
+    """The fitted model as JSON values (floats round-trip exactly), for the store to keep."""
+    return {
+        "basis": model.basis,
+        "cells": [[[c.low, c.mid, c.high, c.n] for c in row] for row in model.cells],
+        "blends": [[[b.weight, b.low, b.high, b.n] for b in row] for row in model.blends],
+    }
+
+
+def model_from_json(data: dict[str, Any]) -> AuctionModel:
+    """``model_to_json`` read back; a malformed value is a ``ValueError``."""
+    try:
+        cells = tuple(tuple(Cell(*c) for c in row) for row in data["cells"])
+        blends = tuple(tuple(Blend(*b) for b in row) for row in data["blends"])
+        basis = str(data["basis"])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a stored auction model ({exc!r})") from None
+    shape = (len(TIME_EDGES) + 1, len(BID_EDGES) + 1, len(SPREAD_EDGES) + 2)
+    if (len(cells), len(cells[0]), len(blends[0])) != shape or len(blends) != shape[0]:
+        raise ValueError("not a stored auction model (wrong shape)")
+    return AuctionModel(cells, blends, basis)
+
+
 def _model(data: dict[str, Any]) -> AuctionModel:
     cells = [[Cell(0, 0, 0)] * (len(BID_EDGES) + 1) for _ in range(len(TIME_EDGES) + 1)]
     for c in data["cells"]:

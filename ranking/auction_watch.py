@@ -3,7 +3,10 @@
 The store loads them (``db/auction_rows.py``): each finished auction's sale and the bids seen
 before its end. Here every sighting becomes an ``AuctionSnapshot`` in the terms the ranker
 predicts in: landed unit prices in the user's currency, and the SKU's market median as the
-ranker would have seen it that day (without the auction's own sale).
+ranker would have seen it the day before the sighting. A sale carries a date, not a time, so a
+sale dated the sighting's day may have come after it; leaving that day out is also what leaves
+the auction's own sale out, so each SKU's market is computed once per day of history, whatever
+the number of auctions (no record-by-record search for the own sale).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ranking.auction import AuctionSnapshot, fit_auction_model, load_prior
 from ranking.landed import landed_unit_price
-from ranking.market import score_market
+from ranking.market import sale_point, sold_market
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
 
     from core.settings import RankSettings
     from ranking.auction import AuctionModel
-    from ranking.market import Market
+    from ranking.market import Market, SalePoint
     from ranking.rows import SoldRow
 
 HISTORY_DAYS = 365  # the model learns from auctions that ended in the last year
@@ -83,7 +86,7 @@ def watched_snapshots(
             now = _landed(seen.price, ship, final, settings)
             if end is None or now is None or seen.observed_at >= auction.end_time:
                 continue
-            market = markets.at(final.sku, seen.observed_at, own=final)
+            market = markets.before(final.sku, seen.observed_at.date())
             left = auction.end_time - seen.observed_at
             median, spread = (market.median, market.spread) if market else (None, None)
             shots.append(AuctionSnapshot(now, seen.bids or 0, left, end, median, spread))
@@ -98,30 +101,30 @@ def _landed(
 
 
 class _Markets:
-    """The SKU's market as of a day, from the sales in the window before it."""
+    """The SKU's market as of the end of a day, from the sales in the window up to it.
+
+    Each sale is landed once (``sale_point``); a day's market is a slice of them.
+    """
 
     def __init__(self, sales: Sequence[SoldRow], settings: RankSettings) -> None:
         self._settings = settings
-        self._by_sku: dict[str, list[SoldRow]] = {}
+        self._points: dict[str, list[SalePoint]] = {}
+        self._dates: dict[str, list[date]] = {}
         for sale in sorted(sales, key=lambda s: s.sold_date):
-            self._by_sku.setdefault(sale.sku, []).append(sale)
-        self._dates = {sku: [s.sold_date for s in rows] for sku, rows in self._by_sku.items()}
-        self._cache: dict[tuple[str, date, SoldRow | None], Market | None] = {}
+            if (point := sale_point(sale, settings)) is not None:
+                self._points.setdefault(sale.sku, []).append(point)
+                self._dates.setdefault(sale.sku, []).append(sale.sold_date)
+        # Keyed by the slice of sales, so days with the same sales in the window share one.
+        self._cache: dict[tuple[str, int, int], Market | None] = {}
 
-    def at(self, sku: str, moment: datetime, *, own: SoldRow) -> Market | None:
-        day = moment.date()
-        rows = self._window(sku, day)
-        # The auction's own sale is not evidence of its own market: drop one equal sale.
-        mine = own if own in rows else None
-        key = (sku, day, mine)
-        if key not in self._cache:
-            if mine is not None:
-                rows = list(rows)
-                rows.remove(mine)
-            self._cache[key] = score_market(rows, {}, self._settings, now=moment).get(sku)
-        return self._cache[key]
-
-    def _window(self, sku: str, day: date) -> list[SoldRow]:
+    def before(self, sku: str, day: date) -> Market | None:
+        """The market from the sales dated before ``day`` (within the window)."""
+        last = day - timedelta(days=1)
         dates = self._dates.get(sku, [])
-        start = bisect.bisect_right(dates, day - timedelta(days=self._settings.window_days))
-        return self._by_sku.get(sku, [])[start : bisect.bisect_right(dates, day)]
+        start = bisect.bisect_right(dates, last - timedelta(days=self._settings.window_days))
+        stop = bisect.bisect_right(dates, last)
+        key = (sku, start, stop)
+        if key not in self._cache:
+            points = self._points.get(sku, [])[start:stop]
+            self._cache[key] = sold_market(sku, points, self._settings)
+        return self._cache[key]

@@ -68,7 +68,9 @@ class Market:
 
 
 @dataclass(frozen=True, slots=True)
-class _Point:
+class SalePoint:
+    """One price as market evidence: landed unit price, weight and what kind of sale it was."""
+
     price: Decimal
     weight: Decimal
     upper_bound: bool = False
@@ -89,7 +91,7 @@ def sold_median(sales: Iterable[tuple[Decimal, Decimal]]) -> tuple[Decimal, int]
     """The market's rule on any set of (landed price, weight) sales: the weighted median after
     prices far from the rest are dropped, and how many sales it kept; None when none is left.
     The report's price moves use it, so a move compares medians the ranking would compute."""
-    kept = _without_outliers([_Point(price, weight) for price, weight in sales])
+    kept = _without_outliers([SalePoint(price, weight) for price, weight in sales])
     median = weighted_median((p.price, p.weight) for p in kept)
     return None if median is None else (median.quantize(Decimal("0.01")), len(kept))
 
@@ -123,36 +125,46 @@ def score_market(
     """
     today = now.date()
     since = today - timedelta(days=settings.window_days)
-    sold: dict[str, list[_Point]] = {}
+    sold: dict[str, list[SalePoint]] = {}
     for sale in sales:
-        if not since < sale.sold_date <= today or sale.price <= 0 or sale.quantity <= 0:
-            continue
-        landed = landed_unit_price(
-            sale.price, sale.shipping, sale.quantity, sale.currency, settings
-        )
-        if landed is None:
-            continue
-        point = _Point(
-            landed.unit_price,
-            sale_weight(best_offer_accepted=sale.best_offer_accepted, source=sale.source),
-            upper_bound=sale.best_offer_accepted,
-            presumed=sale.source == "presumed",
-        )
-        sold.setdefault(sale.sku, []).append(point)
+        if since < sale.sold_date <= today and (point := sale_point(sale, settings)) is not None:
+            sold.setdefault(sale.sku, []).append(point)
     markets: dict[str, Market] = {}
     for sku, points in sold.items():
-        market = _market(sku, points, "sold", settings)
+        market = sold_market(sku, points, settings)
         if market is not None:
             markets[sku] = market
     for sku, prices in asking.items():
         if sku not in markets:
-            market = _market(sku, [_Point(p, Decimal(1)) for p in prices], "asking", settings)
+            market = _market(sku, [SalePoint(p, Decimal(1)) for p in prices], "asking", settings)
             if market is not None:
                 markets[sku] = market
     return markets
 
 
-def _market(sku: str, points: list[_Point], source: str, settings: RankSettings) -> Market | None:
+def sale_point(sale: SoldRow, settings: RankSettings) -> SalePoint | None:
+    """A sale as market evidence: its landed unit price and weight (None: unusable)."""
+    if sale.price <= 0 or sale.quantity <= 0:
+        return None
+    landed = landed_unit_price(sale.price, sale.shipping, sale.quantity, sale.currency, settings)
+    if landed is None:
+        return None
+    return SalePoint(
+        landed.unit_price,
+        sale_weight(best_offer_accepted=sale.best_offer_accepted, source=sale.source),
+        upper_bound=sale.best_offer_accepted,
+        presumed=sale.source == "presumed",
+    )
+
+
+def sold_market(sku: str, points: list[SalePoint], settings: RankSettings) -> Market | None:
+    """The market one SKU's sales in the window make (None: too few)."""
+    return _market(sku, points, "sold", settings)
+
+
+def _market(
+    sku: str, points: list[SalePoint], source: str, settings: RankSettings
+) -> Market | None:
     kept = _without_outliers(points)
     if len(kept) < settings.min_sales:
         return None
@@ -182,7 +194,7 @@ def _market(sku: str, points: list[_Point], source: str, settings: RankSettings)
     return replace(market, evidence="strong" if strong else "thin")
 
 
-def _without_outliers(points: list[_Point]) -> list[_Point]:
+def _without_outliers(points: list[SalePoint]) -> list[SalePoint]:
     """Drop prices far from the rest on a log scale (robust: median and MAD, not mean and SD)."""
     if len(points) < 5:
         return points

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import logging
 from dataclasses import replace
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from db.auction_rows import load_watched_auctions
+from db.auction_rows import load_watch_fingerprint, load_watched_auctions
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
+from db.state import load_state, save_state_unless_busy
+from ranking.auction import PRIOR, model_from_json, model_to_json
 from ranking.auction_watch import HISTORY_DAYS, fit_watched_model, sales_window_days
 from ranking.rank import RankFilters, Ranking, eligible_skus, price_rows, rank_priced
 from rigscout.jobs.bulk import collector_paused
@@ -19,8 +24,12 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from core.settings import RankSettings
+    from ranking.auction import AuctionModel
     from ranking.catalog import Sku
     from ranking.rows import SoldRow
+
+log = logging.getLogger(__name__)
+MODEL_STATE = "auction_model"
 
 
 def load_ranking(
@@ -54,13 +63,9 @@ def load_rankings(
     ``sales``: recent sales the caller has loaded already, over at least ``window_days``.
     """
     with collector_paused():
-        watched = load_watched_auctions(session, since=now - timedelta(days=HISTORY_DAYS))
+        model = load_auction_model(session, settings, now=now)
         if sales is None:
-            # One load serves both: the ranker keeps its window, the model reaches back to its
-            # sightings.
-            days = sales_window_days(watched, now=now, window_days=settings.window_days)
-            sales = load_sold_rows(session, now=now, window_days=days)
-        model = fit_watched_model(watched, sales, settings)
+            sales = load_sold_rows(session, now=now, window_days=settings.window_days)
         active = load_active_rows(session)
         unmatched = load_unmatched_count(session)
         eligible = eligible_skus(skus, settings, filters)
@@ -74,3 +79,38 @@ def load_rankings(
                 ranking = replace(ranking, skipped={**ranking.skipped, "unmatched": unmatched})
             rankings.append(ranking)
         return tuple(rankings)
+
+
+def load_auction_model(session: Session, settings: RankSettings, *, now: datetime) -> AuctionModel:
+    """The auction model fitted on the watched auctions, fitted once per state of the store.
+
+    Fitting reads a year of watched auctions and their markets (seconds on a large store), yet
+    its inputs change only when a run saves something. So the fitted model is kept in the
+    ``state`` table under the store's fingerprint, the day and the settings: ``rank``,
+    ``report``, ``plan`` and the alerts after a run reuse it. Keeping it never waits for a lock;
+    a store that is busy or read-only only costs the next command the fit again.
+    """
+    key = _model_key(session, settings, now)
+    cached = load_state(session, MODEL_STATE)
+    if cached is not None and cached.get("key") == key:
+        with contextlib.suppress(ValueError):
+            return model_from_json(cast("dict[str, Any]", cached["model"]))
+    watched = load_watched_auctions(session, since=now - timedelta(days=HISTORY_DAYS))
+    days = sales_window_days(watched, now=now, window_days=settings.window_days)
+    model = fit_watched_model(watched, load_sold_rows(session, now=now, window_days=days), settings)
+    kept: dict[str, object] = {"key": key, "model": model_to_json(model)}
+    if not save_state_unless_busy(session.get_bind().engine, MODEL_STATE, kept, now):
+        log.debug("the store is busy or read-only: the next command fits the auction model again")
+    return model
+
+
+def _model_key(session: Session, settings: RankSettings, now: datetime) -> str:
+    """Changes with anything the fit reads: the store, the day (the windows move), the settings."""
+    parts = (
+        load_watch_fingerprint(session),
+        now.date(),
+        settings,
+        HISTORY_DAYS,
+        PRIOR.read_bytes(),
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()

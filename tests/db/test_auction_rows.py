@@ -9,15 +9,18 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
+from sqlalchemy.orm import Session
+
 from core.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
 from core.settings import RankSettings
 from db.auction_rows import load_watched_auctions
+from db.state import load_state
 from db.store import save_ended, save_listings
 from ranking.auction import predict_final
 from ranking.auction_watch import BidSeen
 from ranking.rows import SoldRow
 from rigscout.jobs.daily import load_skus
-from rigscout.jobs.deals import load_ranking
+from rigscout.jobs.deals import MODEL_STATE, load_auction_model, load_ranking
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"
@@ -128,3 +131,47 @@ def test_the_ranking_predicts_with_what_the_watched_auctions_taught(session, now
     assert deal.current_bid == Decimal("112.50")
     assert deal.landed_unit_price > prior.mid + 10  # learned: these auctions rise late
     assert deal.landed_unit_price <= Decimal("162.50")
+
+
+def test_the_fitted_auction_model_is_kept_until_the_store_changes(engine, now):
+    for i in range(25):
+        end = now - timedelta(days=1 + i % 20)
+        with Session(engine) as session, session.begin():
+            see(session, end - HOUR, auction(f"5{i:02d}", "100", 4, end))
+            see(session, now, auction(f"5{i:02d}", "150", 9, end, sold=end.date()))
+    settings = RankSettings()
+
+    def kept_model():
+        with Session(engine) as session:
+            return load_state(session, MODEL_STATE)
+
+    with Session(engine) as session:
+        fitted = load_auction_model(session, settings, now=now)
+    kept = kept_model()
+    with Session(engine) as session:
+        again = load_auction_model(session, settings, now=now)
+
+    assert kept is not None and again == fitted and fitted.basis == "watched"
+    # Anything the fit reads moves the key: a new sighting, the next day, other settings.
+    with Session(engine) as session, session.begin():
+        see(session, now + HOUR, auction("599", "100", 4, now + 5 * HOUR))
+    for when, rank in ((now + HOUR, settings), (now + 24 * HOUR, settings),
+                       (now, RankSettings(window_days=60))):  # fmt: skip
+        with Session(engine) as session:
+            load_auction_model(session, rank, now=when)
+        refitted = kept_model()
+        assert refitted is not None and refitted["key"] != kept["key"]
+        kept = refitted
+
+
+def test_a_busy_store_does_not_make_the_ranking_wait_to_keep_its_model(engine, now):
+    # SQLite has one writer at a time: the model is simply not kept (rather than waiting out
+    # the 15 s busy timeout). PostgreSQL writes the state row beside the other transaction.
+    with Session(engine) as writer:  # another process in the middle of a save
+        see(writer, now, auction("601", "100", 4, now + HOUR))
+        with Session(engine) as session:
+            load_auction_model(session, RankSettings(), now=now)
+        writer.rollback()
+    with Session(engine) as session:
+        kept = load_state(session, MODEL_STATE)
+    assert (kept is not None) == (engine.dialect.name == "postgresql")

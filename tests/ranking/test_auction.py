@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
@@ -12,6 +13,8 @@ from ranking.auction import (
     AuctionSnapshot,
     fit_auction_model,
     load_prior,
+    model_from_json,
+    model_to_json,
     predict_final,
 )
 from ranking.auction_watch import BidSeen, WatchedAuction, watched_snapshots
@@ -269,6 +272,56 @@ def test_a_watched_auction_becomes_snapshots_at_landed_prices_against_its_market
         # On its last day its own sale is in the window, and is left out of its market.
         AuctionSnapshot(Decimal("150.00"), 9, HOUR, Decimal("160.00"), Decimal(150), spread),
     ]
+
+
+def test_a_sightings_market_is_the_sales_dated_before_its_day():
+    # A sale carries a date, not a time: one dated the sighting's day may have come after it.
+    before = [sale(p, date(2026, 11, d)) for p, d in (("140", 10), ("150", 12), ("160", 14))]
+    same_day = [sale("400", END.date()), sale("420", END.date()), sale("410", END.date())]
+    auction = WatchedAuction(
+        1, END, sale("150", END.date()), (BidSeen(END - HOUR, Decimal(140), None, 9),)
+    )
+
+    (shot,) = watched_snapshots([auction], [*before, *same_day, auction.final], SETTINGS)
+
+    assert shot.market == Decimal(150)
+
+
+def test_thousands_of_auctions_share_one_market_per_day():
+    # A year of daily runs watches thousands of auctions of one SKU; the markets they are
+    # measured against must not be recomputed (or searched) auction by auction.
+    days = [END.date() - timedelta(days=d) for d in range(60)]
+    sales = [sale(str(100 + i % 40), days[i % 60]) for i in range(3_000)]
+    auctions = [
+        WatchedAuction(
+            i,
+            END - timedelta(days=i % 60),
+            sales[i],
+            tuple(
+                BidSeen(END - timedelta(days=i % 60, hours=h), Decimal(80), None, 3)
+                for h in (30, 10, 2)
+            ),
+        )
+        for i in range(3_000)
+    ]
+
+    shots = watched_snapshots(auctions, sales, SETTINGS)
+
+    assert len(shots) == 9_000
+    by_day = {}
+    for auction, shot in zip((a for a in auctions for _ in a.seen), shots, strict=True):
+        by_day.setdefault((auction.end_time - shot.time_left).date(), set()).add(shot.market)
+    assert all(len(markets) == 1 for markets in by_day.values())
+
+
+def test_a_fitted_model_survives_the_store_as_json():
+    model = fit_auction_model(shots(30, "1.2", hours=10, market=Decimal(130)), prior=load_prior())
+
+    loaded = model_from_json(json.loads(json.dumps(model_to_json(model))))
+
+    assert loaded == model
+    with pytest.raises(ValueError, match="not a stored auction model"):
+        model_from_json({"cells": [[1, 2]], "blends": [], "basis": "watched"})
 
 
 def test_a_tight_market_counts_for_more_than_a_wide_one():
