@@ -9,7 +9,7 @@ run sends those again: at most the one message in flight can repeat, never the h
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
@@ -66,6 +66,7 @@ class DispatchReport:
     resent_in_flight: dict[str, int] = field(default_factory=dict)
     unconfigured: tuple[str, ...] = ()
     dry_run: bool = False
+    held: dict[str, str] = field(default_factory=dict)  # channel -> why (quiet hours)
     would_send: dict[str, tuple[Deal, ...]] = field(default_factory=dict)
     previews: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -79,19 +80,30 @@ class DispatchReport:
 
 
 def send_pending(
-    session: Session, notifiers: Mapping[str, Notifier], *, now: datetime, dry_run: bool = False
+    session: Session,
+    notifiers: Mapping[str, Notifier],
+    *,
+    now: datetime,
+    dry_run: bool = False,
+    held: Mapping[str, str] | None = None,
 ) -> DispatchReport:
     """Deliver every open alert of each channel in ``notifiers``.
 
     Channels with open alerts but no notifier keep them and are listed as ``unconfigured``.
-    ``dry_run`` renders what would be sent and changes nothing (no send, no write).
+    ``held`` names channels in their quiet hours (with the reason): their alerts stay pending
+    for a later run, untouched. ``dry_run`` renders what would be sent and changes nothing.
     """
+    held = dict(held or {})
     unconfigured = tuple(sorted(load_open_channels(session) - set(notifiers)))
+    waiting = {name: notifier for name, notifier in notifiers.items() if name not in held}
+    for name, why in held.items():
+        log.info("alerts: %s: %s", name, why)
     if dry_run:
-        return _preview(session, notifiers, unconfigured)
+        return replace(_preview(session, waiting, unconfigured), held=held)
     sent: dict[str, int] = {}
     failed: dict[str, str] = {}
     in_flight: dict[str, int] = {}
+    notifiers = waiting
     for name in sorted(notifiers):
         claim = load_claim(session, name)
         if not claim.rows:
@@ -106,7 +118,7 @@ def send_pending(
         sent[name], error = _deliver(session, notifiers[name], claim.rows, now)
         if error is not None:
             failed[name] = error
-    return DispatchReport(sent, failed, in_flight, unconfigured)
+    return DispatchReport(sent, failed, in_flight, unconfigured, held=held)
 
 
 def _deliver(

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from alerts.quiet import QuietHours
+
 DEFAULT_WEBHOOK_ENV = "RIGSCOUT_DISCORD_WEBHOOK"
 
 
@@ -28,6 +30,7 @@ class SmtpChannel:
     password: str | None = field(default=None, repr=False)
     mode: str = "digest"  # "digest" (one mail per run) or "immediate" (one mail per deal)
     timeout: float = 30.0
+    quiet_hours: QuietHours | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +43,27 @@ class DiscordChannel:
     username: str = "rigscout"
     timeout: float = 30.0
     webhook_url_env: str = DEFAULT_WEBHOOK_ENV
+    quiet_hours: QuietHours | None = None
 
 
-Channel = SmtpChannel | DiscordChannel
+@dataclass(frozen=True, slots=True)
+class AppriseChannel:
+    """Any service apprise speaks (ntfy, Telegram, Slack, Pushover, Matrix…), by URL.
+
+    ``urls`` are read from the variables ``urls_env`` names (each may hold several URLs,
+    separated by spaces or commas); they carry the service's tokens, so they never appear in a
+    repr. Empty when no variable is set: ``missing_secrets`` names them before anything is sent.
+    """
+
+    name: str
+    urls: tuple[str, ...] = field(repr=False)
+    urls_env: tuple[str, ...]
+    mode: str = "instant"  # "instant" (a message per deal) or "digest" (one per run)
+    timeout: float = 30.0
+    quiet_hours: QuietHours | None = None
+
+
+Channel = SmtpChannel | DiscordChannel | AppriseChannel
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """The one retry policy of every outbound call: search pages, the Browse API and its token,
-Discord webhooks and SMTP. Built on tenacity; each endpoint's settings live in ``POLICIES``.
+Discord webhooks, apprise services and SMTP. Built on tenacity; each endpoint's settings live
+in ``POLICIES``.
 
 A call signals a failure worth retrying by raising ``Transient`` (with the server's
 Retry-After, if any). Waits are the server's Retry-After when it gives one, else exponential
@@ -43,6 +44,8 @@ POLICIES: Mapping[str, RetryPolicy] = {
     "token": RetryPolicy(attempts=3, backoff=2.0),
     # Discord asks for short pauses; a longer rate limit leaves the alerts pending for next time.
     "discord": RetryPolicy(attempts=4, backoff=1.0, max_retry_wait=60.0),
+    # apprise passes on no Retry-After: back off 2, 4, 8 s, then leave the alerts pending.
+    "apprise": RetryPolicy(attempts=4, backoff=2.0, max_retry_wait=60.0),
     # A mail server that hangs up or answers 4xx is usually back within seconds.
     "smtp": RetryPolicy(attempts=3, backoff=2.0, max_retry_wait=0.0),
 }

@@ -11,13 +11,16 @@ new module and one line in ``CHANNEL_TYPES`` and in ``ChannelSection``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
+from alerts.channels.apprise import APPRISE, AppriseChannelSection
 from alerts.channels.base import ChannelType, Collaborators
 from alerts.channels.discord import DISCORD, DiscordChannelSection
 from alerts.channels.email import EMAIL, EmailChannelSection
+from alerts.quiet import parse_quiet_hours
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -27,9 +30,12 @@ if TYPE_CHECKING:
 
     from alerts.dispatch import Notifier
 
-CHANNEL_TYPES: tuple[ChannelType[Any, Any], ...] = (EMAIL, DISCORD)
+CHANNEL_TYPES: tuple[ChannelType[Any, Any], ...] = (EMAIL, DISCORD, APPRISE)
 # The [alerts.channels.NAME] table, told apart by its ``type``.
-ChannelSection = Annotated[EmailChannelSection | DiscordChannelSection, Field(discriminator="type")]
+ChannelSection = Annotated[
+    EmailChannelSection | DiscordChannelSection | AppriseChannelSection,
+    Field(discriminator="type"),
+]
 
 
 def channel_type(channel: object) -> ChannelType[Any, Any]:
@@ -44,7 +50,9 @@ def channel_from_section(name: str, section: Any, environ: Mapping[str, str]) ->
     """The settings record of a checked ``[alerts.channels.NAME]`` table."""
     for row in CHANNEL_TYPES:
         if isinstance(section, row.section):
-            return row.from_section(name, section, environ)
+            record = row.from_section(name, section, environ)
+            text = section.quiet_hours
+            return replace(record, quiet_hours=parse_quiet_hours(text)) if text else record
     raise ConfigError(f"[alerts.channels.{name}]: no alert channel type reads this table")
 
 

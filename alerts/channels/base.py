@@ -4,18 +4,33 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Generic, TypeVar
+
+from pydantic import AfterValidator
+
+from alerts.quiet import parse_quiet_hours
+from core.config_types import Section
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     import httpx
-    from pydantic import BaseModel
 
     from alerts.dispatch import Notifier
 
 C = TypeVar("C")
 S = TypeVar("S")
+
+
+def _quiet_hours(text: str) -> str:
+    parse_quiet_hours(text)  # a ValueError says what is wrong with it
+    return text
+
+
+class ChannelSectionBase(Section):
+    """What every ``[alerts.channels.NAME]`` table may set, whatever its type."""
+
+    quiet_hours: Annotated[str, AfterValidator(_quiet_hours)] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +55,7 @@ class ChannelType(Generic[S, C]):
     """
 
     name: str
-    section: type[BaseModel]
+    section: type[ChannelSectionBase]
     settings: type[C]
     from_section: Callable[[str, S, Mapping[str, str]], C]
     secrets: Callable[[C], tuple[str | None, ...]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from alerts.channels.base import ChannelType, Collaborators
+from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators
 from alerts.settings import DEFAULT_WEBHOOK_ENV, DiscordChannel
-from core.config_types import EnvName, PositiveFloat, Section
+from core.config_types import EnvName, PositiveFloat
 from core.settings import build_settings
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from alerts.dispatch import Notifier
 
 
-class DiscordChannelSection(Section):
+class DiscordChannelSection(ChannelSectionBase):
     type: Literal["discord"]
     webhook_url_env: EnvName | None = None
     username: str | None = None
@@ -26,7 +26,7 @@ def from_section(
     name: str, section: DiscordChannelSection, environ: Mapping[str, str]
 ) -> DiscordChannel:
     variable = section.webhook_url_env or DEFAULT_WEBHOOK_ENV
-    values = section.model_dump(exclude_unset=True, exclude={"type"})
+    values = section.model_dump(exclude_unset=True, exclude={"type", "quiet_hours"})
     return build_settings(
         DiscordChannel,
         {

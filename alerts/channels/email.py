@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from alerts.channels.base import ChannelType, Collaborators
+from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators
 from alerts.settings import SmtpChannel
-from core.config_types import EnvName, Names, PositiveFloat, Section
+from core.config_types import EnvName, Names, PositiveFloat
 from core.settings import build_settings
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ DEFAULT_PORT = 587
 USER_ENV, PASSWORD_ENV = "RIGSCOUT_SMTP_USER", "RIGSCOUT_SMTP_PASSWORD"
 
 
-class EmailChannelSection(Section):
+class EmailChannelSection(ChannelSectionBase):
     type: Literal["email"]
     host: Annotated[str, Field(min_length=1)]
     port: Annotated[int, Field(ge=1, le=65535)] | None = None
@@ -37,7 +37,8 @@ def from_section(
     name: str, section: EmailChannelSection, environ: Mapping[str, str]
 ) -> SmtpChannel:
     values = section.model_dump(
-        exclude_unset=True, exclude={"type", "sender", "to", "username_env", "password_env"}
+        exclude_unset=True,
+        exclude={"type", "sender", "to", "username_env", "password_env", "quiet_hours"},
     )
     return build_settings(
         SmtpChannel,

@@ -182,6 +182,8 @@ def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: b
                 )
         for channel in report.alerts.unconfigured:
             console.print(f"alerts queued for channel {channel!r}, which is not configured")
+        for channel, why in report.alerts.held.items():
+            console.print(f"alerts for {channel}: {why}", highlight=False, markup=False)
     if limit and report.deals:
         print_deals(console, report.deals[:limit])
 

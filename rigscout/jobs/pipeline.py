@@ -13,11 +13,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.orm import Session
 
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
+from alerts.quiet import held_channels
 from alerts.rules import match_rules, rule_matches
 from core.errors import CollectError, RateLimitedError, UnreachableError
 from core.secrets import redact
@@ -392,7 +394,8 @@ def _alert(
                 session, matches, price_drop=settings.alerts.price_drop, now=now(), run_id=run_id
             )
             save_plan_alerts(session, settings, now=now(), run_id=run_id)
-            report = send_pending(session, notifiers, now=now(), dry_run=True)
+            held = _held(settings, now())
+            report = send_pending(session, notifiers, now=now(), dry_run=True, held=held)
             session.rollback()
             return report
     with Session(engine) as session, session.begin():
@@ -401,7 +404,13 @@ def _alert(
         )
         save_plan_alerts(session, settings, now=now(), run_id=run_id)
     with Session(engine) as session:
-        return send_pending(session, notifiers, now=now())
+        return send_pending(session, notifiers, now=now(), held=_held(settings, now()))
+
+
+def _held(settings: Settings, now: datetime) -> dict[str, str]:
+    """The channels in their quiet hours now, in the schedule's time zone."""
+    quiet = {name: c.quiet_hours for name, c in settings.alerts.channels.items()}
+    return held_channels(quiet, now=now, zone=ZoneInfo(settings.schedule.timezone))
 
 
 def _channel_errors(dispatch: DispatchReport | None) -> list[dict[str, object]]:

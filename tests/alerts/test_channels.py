@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
+from alerts.apprise_notifier import AppriseNotifier
 from alerts.channels import (
     CHANNEL_TYPES,
     build_notifiers,
@@ -17,7 +18,7 @@ from alerts.channels import (
 )
 from alerts.discord import DiscordNotifier
 from alerts.email import EmailNotifier
-from alerts.settings import DiscordChannel, SmtpChannel
+from alerts.settings import AppriseChannel, DiscordChannel, SmtpChannel
 from core.errors import ConfigError
 
 MAIL = SmtpChannel(
@@ -33,11 +34,13 @@ HOOK = DiscordChannel(name="hook", webhook_url="https://discord.test/api/webhook
 
 
 def test_each_settings_record_has_its_own_notifier() -> None:
+    phone = AppriseChannel("phone", ("ntfy://ntfy.example/topic",), ("RIGSCOUT_NTFY_URL",))
     with httpx.Client() as client:
-        notifiers = build_notifiers({"mail": MAIL, "hook": HOOK}, client=client)
+        notifiers = build_notifiers({"mail": MAIL, "hook": HOOK, "phone": phone}, client=client)
     assert isinstance(notifiers["mail"], EmailNotifier)
     assert isinstance(notifiers["hook"], DiscordNotifier)
-    assert [row.name for row in CHANNEL_TYPES] == ["email", "discord"]
+    assert isinstance(notifiers["phone"], AppriseNotifier)
+    assert [row.name for row in CHANNEL_TYPES] == ["email", "discord", "apprise"]
 
 
 def test_a_channel_no_row_claims_is_refused_not_treated_as_another() -> None:
