@@ -1,55 +1,187 @@
 """Alert rules: which ranked deals a user wants to hear about, and on which channels.
 
-Pure: deals and the ``[[alerts.rule]]`` tables of the config in, ``Match`` records out.
-A deal matches a rule when every condition the rule sets holds.
+Pure: deals, the ``[[alerts.rule]]`` tables of the config and the facts some conditions need
+in, ``Match`` records out. A deal matches a rule when every condition the rule sets holds:
+
+- ``sku``, ``category``, ``profile``, ``max_price``, ``min_discount``, ``min_score``: what the
+  ranking says of the deal;
+- ``new_low_days = 30``: its landed unit price is under every landed unit price another listing
+  of its SKU showed in the last 30 days (asking or sold; with no other price, no claim);
+- ``drop_pct = 10``: its own landed unit price is at least 10 % under what it was when rigscout
+  first saw the listing;
+- ``ending_within = "3h"``: a running auction ending within 3 hours, at a likely end (the
+  ranked price) under ``max_price`` when the rule sets one: a reminder to bid;
+- ``max_per_run = 5``: at most that many deals of the rule per run, the best ranked first.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from datetime import timedelta
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from core.models import BuyingFormat, Category
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
+    from datetime import datetime
+    from decimal import Decimal
 
     from alerts.settings import AlertRule
     from core.models import Deal
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """One deal that one rule asked for."""
+class Match(NamedTuple):
+    """One deal that one rule asked for (a named tuple: a run may make thousands)."""
 
     deal: Deal
     rule: AlertRule
 
 
+@dataclass(frozen=True, slots=True)
+class RuleFacts:
+    """What the history says, for the conditions the ranking alone cannot decide.
+
+    ``first_prices``: a listing's landed unit price when first seen. ``lows``: per number of
+    days, per SKU, the lowest landed unit price of each listing in that many days, lowest
+    first (two listings are enough to know the lowest *other* one).
+    """
+
+    first_prices: Mapping[int, Decimal] = field(default_factory=dict)
+    lows: Mapping[int, Mapping[str, tuple[tuple[int, Decimal], ...]]] = field(default_factory=dict)
+
+
+def needs_history(rules: Sequence[AlertRule]) -> bool:
+    """True when a rule asks for a new low or a price drop (facts the store must supply)."""
+    return any(r.new_low_days is not None or r.drop_pct is not None for r in rules)
+
+
 def match_rules(
-    deals: Sequence[Deal], rules: Sequence[AlertRule], *, profile: str | None = None
+    deals: Sequence[Deal],
+    rules: Sequence[AlertRule],
+    *,
+    profile: str | None = None,
+    now: datetime | None = None,
+    facts: RuleFacts | None = None,
 ) -> list[Match]:
-    """Every (deal, rule) pair where the deal meets all of the rule's conditions.
+    """Every (deal, rule) pair where the deal meets all of the rule's conditions, in ranking
+    order, each rule stopping at its ``max_per_run``.
 
     ``profile`` is the ranking profile the deals were scored with; a rule that names a
-    profile only matches deals ranked under that profile.
+    profile only matches deals ranked under that profile. ``now`` decides ``ending_within``
+    (without it no auction is "ending"); ``facts`` the history conditions (without them, no
+    deal is a new low or a drop). The ranking's figures are read into columns once and each
+    rule's tests are array comparisons on them; only the deals they let through meet the
+    history conditions, one by one.
     """
-    return [
-        Match(deal, rule) for deal in deals for rule in rules if rule_matches(deal, rule, profile)
-    ]
+    facts = facts or RuleFacts()
+    columns: dict[str, np.ndarray[Any, Any]] = {}
+    pairs: list[tuple[int, int]] = []
+    for r, rule in enumerate(rules):
+        tests, history = _conditions(rule, profile, now, facts)
+        keep = np.ones(len(deals), dtype=bool)
+        for test in tests:
+            if test.field not in columns:
+                columns[test.field] = _column(test.field, list(map(attrgetter(test.field), deals)))
+            keep &= test.mask(columns[test.field])
+        pool: list[int] = np.flatnonzero(keep).tolist()
+        for holds in history:
+            pool = [i for i in pool if holds(deals[i])]
+        if rule.max_per_run is not None:
+            pool = pool[: rule.max_per_run]
+        pairs += [(i, r) for i in pool]
+    pairs.sort()
+    return [Match(deals[i], rules[r]) for i, r in pairs]
 
 
 def rule_matches(deal: Deal, rule: AlertRule, profile: str | None = None) -> bool:
-    """True when ``deal`` meets every condition ``rule`` sets."""
+    """True when ``deal`` meets every condition of ``rule`` the ranking alone decides."""
+    tests, _ = _conditions(rule, profile, None, None)
+    return all(test.mask(_column(test.field, [getattr(deal, test.field)]))[0] for test in tests)
+
+
+@dataclass(frozen=True, slots=True)
+class _Test:
+    """One condition on a figure of the deal, ``field`` ``op`` ``value``, as an array test:
+    ``match_rules`` asks it of every deal at once, ``rule_matches`` of one."""
+
+    field: str
+    op: str  # "in", "le", "ge"
+    value: Any
+
+    def mask(self, column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        if self.op == "in":
+            if len(self.value) == 1:
+                return np.asarray(column == next(iter(self.value)), dtype=bool)
+            return np.isin(column, list(self.value))
+        if self.op == "le":
+            return np.asarray(column <= self.value, dtype=bool)
+        # "ge": a missing figure (NaN: a deal without a market has no discount) proves nothing.
+        return np.asarray(column >= self.value, dtype=bool)
+
+
+def _column(field: str, values: list[Any]) -> np.ndarray[Any, Any]:
+    """A figure of many deals as an array: prices stay exact ``Decimal`` objects (compared as
+    such), a missing number is NaN (never true in a comparison)."""
+    if field in ("sku", "category", "landed_unit_price"):
+        column = np.empty(len(values), dtype=object)
+        column[:] = values
+        return column
+    if None in values:
+        values = [np.nan if v is None else v for v in values]
+    return np.array(values, dtype=float)
+
+
+def _conditions(
+    rule: AlertRule, profile: str | None, now: datetime | None, facts: RuleFacts | None
+) -> tuple[list[_Test], list[Callable[[Deal], bool]]]:
+    """The rule's tests on the ranking's figures (its SKU test first), and the conditions on
+    history (none when ``facts`` is None). Each condition is written here once."""
     if rule.profile is not None and rule.profile != profile:
+        return [_Test("sku", "in", frozenset())], []
+    tests = []
+    if rule.skus:
+        tests.append(_Test("sku", "in", frozenset(rule.skus)))
+    if rule.category is not None:
+        tests.append(_Test("category", "in", frozenset({Category(rule.category.lower())})))
+    if rule.max_price is not None:
+        tests.append(_Test("landed_unit_price", "le", rule.max_price))
+    if rule.min_score is not None:
+        tests.append(_Test("score", "ge", rule.min_score))
+    if rule.min_discount is not None:
+        tests.append(_Test("discount", "ge", rule.min_discount))
+    history: list[Callable[[Deal], bool]] = []
+    if facts is None:
+        return tests, history
+    if (within := rule.ending_within) is not None:
+        history.append(lambda d: _ending(d, within, now))
+    if (days := rule.new_low_days) is not None:
+        history.append(lambda d: is_new_low(d, days, facts))
+    if (drop := rule.drop_pct) is not None:
+        history.append(lambda d: (fell := dropped_pct(d, facts)) is not None and fell >= drop)
+    return tests, history
+
+
+def is_new_low(deal: Deal, days: int, facts: RuleFacts) -> bool:
+    """True when no other listing of the SKU showed a landed price at or under this one."""
+    seen = facts.lows.get(days, {}).get(deal.sku, ())
+    others = [price for listing, price in seen if listing != deal.listing_id]
+    return bool(others) and deal.landed_unit_price < others[0]
+
+
+def dropped_pct(deal: Deal, facts: RuleFacts) -> float | None:
+    """How many % the listing's landed price fell since first seen (None: not known)."""
+    first = facts.first_prices.get(deal.listing_id)
+    if first is None or first <= 0:
+        return None
+    return float((first - deal.landed_unit_price) / first * 100)
+
+
+def _ending(deal: Deal, within: timedelta, now: datetime | None) -> bool:
+    if deal.buying_format is not BuyingFormat.AUCTION or deal.end_time is None or now is None:
         return False
-    if rule.skus and deal.sku not in rule.skus:
-        return False
-    if rule.category is not None and deal.category.value != rule.category.lower():
-        return False
-    if rule.max_price is not None and deal.landed_unit_price > rule.max_price:
-        return False
-    if rule.min_score is not None and deal.score < rule.min_score:
-        return False
-    # A deal without a market baseline has no discount, so it cannot prove it meets one.
-    return rule.min_discount is None or (
-        deal.discount is not None and deal.discount >= rule.min_discount
-    )
+    left = deal.end_time - now
+    return timedelta(0) < left <= within

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import timedelta
 
     from alerts.quiet import QuietHours
 
@@ -78,6 +79,10 @@ class AlertRule:
     min_discount: float | None = None  # 0.2 = at least 20 % under the market
     min_score: float | None = None
     profile: str | None = None
+    new_low_days: int | None = None  # the lowest landed price of its SKU in this many days
+    drop_pct: float | None = None  # its own landed price fell this many % since first seen
+    ending_within: timedelta | None = None  # a running auction ending this soon
+    max_per_run: int | None = None  # at most this many deals per run, best first
 
 
 @dataclass(frozen=True, slots=True)

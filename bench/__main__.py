@@ -21,6 +21,7 @@ BENCHMARKS = {
     "startup": ("bench.bench_startup", {}),
     "fastlane": ("bench.bench_fastlane", {}),
     "report": ("bench.bench_report", {}),
+    "alerts": ("bench.bench_alerts", {}),
 }
 QUICK = {
     "normalize": {"n": 100_000},
@@ -33,6 +34,7 @@ QUICK = {
     "startup": {"repeat": 3},
     "fastlane": {"days": 5},
     "report": {"listings": 10_000, "observations": 100_000, "repeat": 1},
+    "alerts": {"n": 10_000, "repeat": 3},
 }
 
 

@@ -1,5 +1,5 @@
 """The building blocks of the config file's schema that more than one stage declares with:
-the strict TOML table, environment-variable names for secrets, one-or-many lists.
+the strict TOML table, environment-variable names for secrets, one-or-many lists, durations.
 
 Pydantic checks them; ``rigscout.config`` reads the file and words the errors. A stage that
 owns a section (an alert channel type, say) declares it with these, next to its code.
@@ -8,6 +8,7 @@ owns a section (an alert channel type, say) declares it with these, next to its 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -44,7 +45,24 @@ def show(value: object) -> str:
     return str(value)
 
 
+_DURATION = re.compile(r"(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m(?:in)?)?", re.IGNORECASE)
+
+
+def parse_duration(value: object) -> timedelta:
+    """``"3h"``, ``"90m"``, ``"1d"``, ``"1h30m"`` as a timedelta (above zero)."""
+    text = value.strip() if isinstance(value, str) else ""
+    match = _DURATION.fullmatch(text)
+    if not text or match is None:
+        raise ValueError(f'{show(value)} is not a duration such as "3h", "90m" or "1d"')
+    days, hours, minutes = (int(g or 0) for g in match.groups())
+    length = timedelta(days=days, hours=hours, minutes=minutes)
+    if length <= timedelta(0):
+        raise ValueError(f"{show(value)}: a duration must be longer than zero")
+    return length
+
+
 EnvName = Annotated[str, AfterValidator(_env_name)]
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 Names = Annotated[list[str], BeforeValidator(one_or_many)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 

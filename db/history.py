@@ -11,12 +11,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
-    BigInteger,
     ColumnElement,
     Date,
     DateTime,
     Select,
-    SQLColumnExpression,
     String,
     cast,
     func,
@@ -27,7 +25,7 @@ from sqlalchemy import (
 )
 
 from db.models import ListingRow, ObservationRow, SaleRow
-from db.types import from_units
+from db.types import from_units, raw_units
 from ranking.rows import AskingRow
 
 if TYPE_CHECKING:
@@ -47,11 +45,6 @@ class HistoryFilter:
     until: date | None = None  # inclusive
 
 
-def _raw(column: SQLColumnExpression[Any]) -> ColumnElement[Any]:
-    """A money column as its stored integer cents (read in bulk by pandas, converted later)."""
-    return type_coerce(column, BigInteger())
-
-
 def price_points_query(engine: Engine, flt: HistoryFilter) -> AnySelect:
     pg = engine.dialect.name == "postgresql"
     # SQLite keeps dates as ISO text, which sorts like time; PostgreSQL needs a real cast.
@@ -69,8 +62,8 @@ def price_points_query(engine: Engine, flt: HistoryFilter) -> AnySelect:
             ObservationRow.currency,
             ListingRow.category,
             ListingRow.quantity,
-            _raw(ObservationRow.price).label("price"),
-            _raw(ObservationRow.shipping).label("shipping"),
+            raw_units(ObservationRow.price).label("price"),
+            raw_units(ObservationRow.shipping).label("shipping"),
         )
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(ObservationRow.status == "active")
@@ -82,8 +75,8 @@ def price_points_query(engine: Engine, flt: HistoryFilter) -> AnySelect:
         SaleRow.currency,
         ListingRow.category,
         ListingRow.quantity,
-        _raw(SaleRow.price).label("price"),
-        _raw(SaleRow.shipping).label("shipping"),
+        raw_units(SaleRow.price).label("price"),
+        raw_units(SaleRow.shipping).label("shipping"),
     ).join(ListingRow, ListingRow.id == SaleRow.listing_id)
     parts = [
         _filtered(part.where(ListingRow.sku.is_not(None), ListingRow.kind == "item"), column, flt)
@@ -153,7 +146,7 @@ def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
     range without SQL ever converting, dividing or rounding money."""
     day = _utc_day(session)
     known = ObservationRow.shipping.is_not(None)
-    total = _raw(ObservationRow.price) + func.coalesce(_raw(ObservationRow.shipping), 0)
+    total = raw_units(ObservationRow.price) + func.coalesce(raw_units(ObservationRow.shipping), 0)
     stmt = (
         select(
             ListingRow.sku,

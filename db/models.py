@@ -5,6 +5,7 @@ observations  every distinct price/shipping/status seen, with time: the price hi
 sales         sold price and date (from sold pages, imports, or presumed from ended listings)
 runs          each collection run: when, what, counts, errors
 alerts        the outbox: one row per listing per channel, what was sent and when
+ignores       items, sellers and title words the user asked never to see again
 """
 
 from __future__ import annotations
@@ -187,6 +188,18 @@ class KeyValueRow(Base):
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[dict[str, object]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class IgnoreRow(Base):
+    """What the user never wants shown again: an item, a seller or a word in a title."""
+
+    __tablename__ = "ignores"
+    __table_args__ = (UniqueConstraint("kind", "value", name="uq_ignores_kind_value"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))  # "item", "seller" or "title_word"
+    value: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class SearchLeaseRow(Base):

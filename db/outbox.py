@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import or_, select
+from sqlalchemy import delete, or_, select
 
 from core.secrets import redact
-from db.models import AlertRow
+from db.models import AlertRow, ListingRow
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from datetime import datetime
 
     from sqlalchemy.orm import Session
@@ -112,3 +112,19 @@ def load_latest_plan_alert(
         AlertRow.rule == rule, AlertRow.channel == channel, AlertRow.status.in_(statuses)
     )
     return session.scalars(query.order_by(AlertRow.id.desc()).limit(1)).first()
+
+
+def save_dropped_for(session: Session, covered: Callable[[str, str | None, str], bool]) -> int:
+    """Delete the open alerts of listings ``covered(item_id, seller, title)`` says yes to (an
+    ignore the user just added); how many were dropped."""
+    rows = session.execute(
+        select(AlertRow.id, ListingRow.item_id, ListingRow.seller, ListingRow.title)
+        .join(ListingRow, ListingRow.id == AlertRow.listing_id)
+        .where(AlertRow.status.in_(OPEN))
+    ).all()
+    doomed = [
+        alert_id for alert_id, item_id, seller, title in rows if covered(item_id, seller, title)
+    ]
+    if doomed:
+        session.execute(delete(AlertRow).where(AlertRow.id.in_(doomed)))
+    return len(doomed)

@@ -13,13 +13,14 @@ with ``type_coerce(column, Integer)`` to get the raw cents.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlalchemy import BigInteger, Integer, TypeDecorator
+from sqlalchemy import BigInteger, Integer, TypeDecorator, type_coerce
 
 from core.errors import StoreError
 
 if TYPE_CHECKING:
+    from sqlalchemy import ColumnElement, SQLColumnExpression
     from sqlalchemy.engine import Dialect
     from sqlalchemy.types import TypeEngine
 
@@ -107,3 +108,9 @@ class Tenths(_FixedPoint):
     cache_ok = True
     places = 1
     exact = False
+
+
+def raw_units(column: SQLColumnExpression[Any]) -> ColumnElement[Any]:
+    """A money column as its stored integers (cents), for SQL to add or compare without
+    converting; ``from_units`` reads the result back."""
+    return type_coerce(column, BigInteger())

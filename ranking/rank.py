@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ranking.auction import AuctionPrediction
     from ranking.catalog import Sku
     from ranking.flags import Signals
+    from ranking.ignores import Ignores
     from ranking.landed import Landed
     from ranking.market import Market
     from ranking.profiles import Profile, Profiles
@@ -176,12 +177,14 @@ def price_rows(
     now: datetime,
     predict: AuctionPredictor = predict_final,
     only: Container[str] | None = None,
+    ignores: Ignores | None = None,
 ) -> PricedRows:
     """The profile-independent half of ranking: landed prices, auction ends, markets, flags.
 
     Rank one ``PricedRows`` under several profiles or filters with ``rank_priced``. ``only``:
     the SKUs worth pricing (``eligible_skus``); the others are counted below the profile's
-    minimum without the work (their asking prices still make their market).
+    minimum without the work (their asking prices still make their market). ``ignores``: what
+    the user asked never to see; those listings carry the ``ignored`` flag (kept out).
     """
     signals = load_signals()
     skipped: dict[str, int] = {}
@@ -215,6 +218,8 @@ def price_rows(
     )
     if accounts:
         priced = [_with_account_flag(p, accounts, signals) for p in priced]
+    if ignores:
+        priced = [_with_ignored_flag(p, ignores, signals) for p in priced]
     return PricedRows(tuple(priced), tuple(parts), skipped, markets, unpriced)
 
 
@@ -225,6 +230,14 @@ def _with_account_flag(p: _Priced, accounts: Mapping[str, str], signals: Signals
         return p
     flags = (*p.flags, signals.flag("new_account_pattern", label))
     return replace(p, flags=flags, excluded=_excluded(flags), penalty=signals.penalty(flags))
+
+
+def _with_ignored_flag(p: _Priced, ignores: Ignores, signals: Signals) -> _Priced:
+    label = ignores.reason(p.row.item_id, p.row.seller, p.row.title)
+    if label is None:
+        return p
+    flags = (*p.flags, signals.flag("ignored", label))
+    return replace(p, flags=flags, excluded=True, penalty=signals.penalty(flags))
 
 
 def rank_priced(

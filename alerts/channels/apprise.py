@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from alerts.dispatch import Notifier
 
 _SEPARATORS = re.compile(r"[\s,]+")
+_ADDRESS = re.compile(r"[\w-]+(\.[\w-]+)+(:\d+)?")  # a host name or IP, maybe with its port
 
 
 class AppriseChannelSection(ChannelSectionBase):
@@ -58,10 +59,13 @@ def url_secrets(url: str) -> tuple[str, ...]:
         host = parts.hostname or ""
     except ValueError:
         host = ""
-    pieces = [parts.password or "", parts.username or "", host]
+    # A token may sit anywhere in the address: tgram://BOT_ID:BOT_TOKEN/CHAT puts it where a
+    # host and port would be.
+    pieces = [parts.password or "", parts.username or "", host, parts.netloc]
+    pieces += [p for chunk in parts.netloc.split("@") for p in (chunk, *chunk.split(":"))]
     pieces += parts.path.split("/") + [value for _, value in parse_qsl(parts.query)]
     # An address (a dotted host name, an IP) or a short word is not a token.
-    return tuple(p for p in pieces if len(p) >= 6 and not re.fullmatch(r"[\w-]+(\.[\w-]+)+", p))
+    return tuple(p for p in pieces if len(p) >= 6 and not _ADDRESS.fullmatch(p))
 
 
 def missing(channel: AppriseChannel) -> str | None:

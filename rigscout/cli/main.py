@@ -135,6 +135,7 @@ def _register() -> None:
         catalog,
         export,
         fastlane,
+        ignore,
         plan,
         rank,
         report,
@@ -142,7 +143,7 @@ def _register() -> None:
         setup,
     )
 
-    for module in (setup, run, fastlane, rank, plan, report, catalog, export, alerts):
+    for module in (setup, run, fastlane, rank, plan, report, catalog, export, alerts, ignore):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -45,7 +45,7 @@ def _line(detail: ErrorDetails, root: type[BaseModel], raw: Mapping[str, Any]) -
         return f"{where}{key} is required"
     if kind == "union_tag_not_found":
         names = [f'"{row.name}"' for row in CHANNEL_TYPES]
-        return f"{where}needs type = {' or '.join(names)}"
+        return f"{where}needs type = {', '.join(names[:-1])} or {names[-1]}"
     if kind in ("model_type", "model_attributes_type", "dict_type") and key is None:
         return f"{where.rstrip(': ')}: expected a table, not {show(detail['input'])}"
     message = detail["msg"].removeprefix("Value error, ")

@@ -23,7 +23,15 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from alerts.channels import ChannelSection
-from core.config_types import EnvName, Names, PositiveFloat, Section, one_or_many, show
+from core.config_types import (
+    Duration,
+    EnvName,
+    Names,
+    PositiveFloat,
+    Section,
+    one_or_many,
+    show,
+)
 from core.marketplaces import marketplaces
 
 CATEGORIES = ("gpu", "server", "board")
@@ -182,6 +190,10 @@ class RuleSection(Section):
     min_discount: Annotated[float, Field(ge=-1, le=1)] | None = None
     min_score: Annotated[float, Field(ge=0, le=100)] | None = None
     profile: str | None = None
+    new_low_days: Annotated[int, Field(ge=1, le=3650)] | None = None
+    drop_pct: Annotated[float, Field(gt=0, lt=100)] | None = None
+    ending_within: Duration | None = None
+    max_per_run: Annotated[int, Field(ge=1)] | None = None
 
 
 class AlertsSection(Section):

@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
 from db.auction_rows import load_watch_fingerprint, load_watched_auctions
+from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from db.state import load_state, save_state_unless_busy
 from ranking.auction import PRIOR, model_from_json, model_to_json
@@ -70,7 +71,14 @@ def load_rankings(
         unmatched = load_unmatched_count(session)
         eligible = eligible_skus(skus, settings, filters)
         priced = price_rows(
-            active, sales, skus, settings, now=now, predict=model.predict, only=eligible
+            active,
+            sales,
+            skus,
+            settings,
+            now=now,
+            predict=model.predict,
+            only=eligible,
+            ignores=load_ignores(session),
         )
         rankings = []
         for wanted in filters:

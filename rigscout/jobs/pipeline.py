@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.quiet import held_channels
-from alerts.rules import match_rules, rule_matches
+from alerts.rules import RuleFacts, match_rules, needs_history, rule_matches
 from core.errors import CollectError, RateLimitedError, UnreachableError
 from core.secrets import redact
 from db.deferrals import load_deferral, save_deferral
@@ -44,6 +44,7 @@ from ranking.rank import RankFilters
 from rigscout.jobs.deals import load_ranking
 from rigscout.jobs.plan_alerts import save_plan_alerts
 from rigscout.jobs.plans import EVERY_LISTING
+from rigscout.jobs.rule_facts import load_rule_facts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -385,7 +386,14 @@ def _alert(
     run_id: int,
     now: Callable[[], datetime],
 ) -> DispatchReport:
-    matches = match_rules(deals, settings.alerts.rules, profile=plan.profile)
+    rules = settings.alerts.rules
+    facts = RuleFacts()
+    if needs_history(rules):
+        with Session(engine) as session:
+            facts = load_rule_facts(
+                session, deals, rules, settings.rank, profile=plan.profile, now=now()
+            )
+    matches = match_rules(deals, rules, profile=plan.profile, now=now(), facts=facts)
     if plan.dry_run:
         # Queue the alerts inside a transaction that is rolled back: the preview is exactly
         # what a real run would send, and nothing is recorded.

@@ -190,3 +190,17 @@ def test_through_the_outbox_a_down_service_keeps_its_alerts_until_it_is_back(ses
     ]
     statuses = session.scalars(select(AlertRow.status).order_by(AlertRow.listing_id)).all()
     assert statuses == ["sent", "sent"]
+
+
+def test_a_telegram_url_is_accepted_and_its_bot_token_is_masked():
+    bot = "123456789:AAF-secret-bot-token"
+    url = f"tgram://{bot}/987654321"
+    section = AppriseChannelSection(type="apprise", urls_env="RIGSCOUT_TELEGRAM_URL")
+    settings = channel_from_section("phone", section, {"RIGSCOUT_TELEGRAM_URL": url})
+    notify = AppriseNotifier(settings, sleep=lambda _: None)
+
+    [preview] = notify.preview([make_deal(1)])  # apprise parsed the URL: no error
+
+    assert bot in secret_values([settings])
+    assert preview.startswith("apprise message to tgram://")
+    assert "secret-bot-token" not in redact(preview, secret_values([settings]))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
 
-from alerts.rules import Match, match_rules
-from core.models import Category
+from alerts.rules import Match, RuleFacts, match_rules
+from core.models import BuyingFormat, Category
 from tests.alerts.factories import make_deal, make_rule
 
 P40 = {"sku": "p40-24gb", "sku_name": "Tesla P40 24GB", "category": Category.GPU}
@@ -66,3 +67,71 @@ def test_each_matching_rule_yields_its_own_match_in_deal_order():
         Match(cheap, cheap_v100),
         Match(dear, any_v100),
     ]
+
+
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+
+def auction(listing_id, hours_left, price="150"):
+    return make_deal(
+        listing_id,
+        buying_format=BuyingFormat.AUCTION,
+        end_time=NOW + timedelta(hours=hours_left),
+        price_basis="predicted",
+        landed_unit_price=price,
+    )
+
+
+def test_ending_within_reminds_of_auctions_about_to_end_under_the_rules_price():
+    rule = make_rule(ending_within=timedelta(hours=3), max_price=Decimal(200))
+    deals = [
+        auction(1, 2),  # ends in 2 h at a likely $150: remind
+        auction(2, 5),  # 5 h left: not yet
+        auction(3, 1, price="260"),  # likely to end above the rule's $200
+        auction(4, -1),  # already over
+        make_deal(5),  # Buy It Now never "ends"
+    ]
+
+    matched = match_rules(deals, [rule], now=NOW)
+
+    assert [m.deal.listing_id for m in matched] == [1]
+
+
+def test_a_new_low_is_under_every_other_listing_of_its_sku_in_the_window():
+    rule = make_rule(new_low_days=30)
+    facts = RuleFacts(lows={30: {"v100-sxm2-16gb": ((1, Decimal(150)), (7, Decimal(170)))}})
+    lowest = make_deal(1, landed_unit_price="150")  # the low is its own price: others ≥ $170
+    under = make_deal(2, landed_unit_price="160")
+    above = make_deal(3, landed_unit_price="155")
+    p40 = make_deal(4, **P40)  # nothing else seen of its SKU: no claim
+
+    matched = match_rules([lowest, under, above, p40], [rule], facts=facts)
+
+    # Deal 1 is its own low, and under the next listing's $170; 2 and 3 are not under $150.
+    assert [m.deal.listing_id for m in matched] == [1]
+
+
+def test_drop_pct_measures_a_listings_fall_since_it_was_first_seen():
+    rule = make_rule(drop_pct=10)
+    facts = RuleFacts(first_prices={1: Decimal(200), 2: Decimal(190), 3: Decimal(200)})
+    deals = [
+        make_deal(1, landed_unit_price="180"),  # −10 %: enough
+        make_deal(2, landed_unit_price="180"),  # −5.3 %
+        make_deal(4, landed_unit_price="100"),  # first price not known: no claim
+    ]
+
+    assert [m.deal.listing_id for m in match_rules(deals, [rule], facts=facts)] == [1]
+
+
+def test_max_per_run_caps_a_noisy_rule_at_its_best_ranked_deals():
+    noisy = make_rule(name="noisy", max_per_run=2)
+    quiet = make_rule(name="quiet")
+    deals = [make_deal(i) for i in range(1, 6)]
+
+    matched = match_rules(deals, [noisy, quiet])
+
+    assert [(m.rule.name, m.deal.listing_id) for m in matched if m.rule is noisy] == [
+        ("noisy", 1),
+        ("noisy", 2),
+    ]
+    assert len([m for m in matched if m.rule is quiet]) == 5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -158,9 +159,23 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
         ('[[search]]\nquery = "p"\nmin_price = 9\nmax_price = 5\n', "min_price 9 is above"),
         ("[[alerts.rule]]\nmin_score = 0.8\nmin_discount = 3\n", "min_discount = 3: expected"),
         ("[[alerts.rule]]\nmin_score = 180\n", "min_score = 180: expected less than or"),
+        (
+            '[[alerts.rule]]\nending_within = "soon"\n',
+            'ending_within: "soon" is not a duration such as "3h"',
+        ),
+        ('[[alerts.rule]]\nending_within = "0h"\n', "a duration must be longer than zero"),
+        ("[[alerts.rule]]\ndrop_pct = 0.1\nnew_low_days = 0\n", "new_low_days = 0: expected"),
+        ("[[alerts.rule]]\ndrop_pct = 150\n", "drop_pct = 150: expected less than 100"),
+        ("[[alerts.rule]]\nmax_per_run = 0\n", "max_per_run = 0: expected greater than"),
+        (
+            '[alerts.channels.p]\ntype = "apprise"\nurls_env = "X"\nquiet_hours = "11pm-7am"\n',
+            "[alerts.channels.p]: quiet_hours: '11pm-7am': expected a time range like \"23:00-07:00\"",
+        ),
+        ('[alerts.channels.p]\ntype = "apprise"\n', "[alerts.channels.p]: urls_env is required"),
+        ('[alerts.channels.p]\ntype = "apprise"\nurls_env = "X"\nmode = "hourly"\n', "mode"),
         ('[[alerts.rule]]\ncategory = "gpus"\n', "category = \"gpus\": expected 'gpu'"),
         ('[alerts.channels.x]\ntype = "pager"\n', "[alerts.channels.x]: "),
-        ("[alerts.channels.x]\nhost = 1\n", 'needs type = "email" or "discord"'),
+        ("[alerts.channels.x]\nhost = 1\n", 'needs type = "email", "discord" or "apprise"'),
         ('[rank.fx]\nEUR = "1.05"\n', 'fx EUR = "1.05": expected a rate above 0'),
         ('[rank]\nprofile = "trainig"\n', "unknown profile 'trainig' (did you mean training?)"),
         ('[schedule]\ntimezone = "Mars/Base"\n', "not a time zone"),
@@ -268,13 +283,20 @@ def test_an_unreadable_config_path_is_one_line(tmp_path: Path, make, message: st
 def test_the_starter_examples_are_valid_and_on_the_real_scales(tmp_path: Path):
     text = STARTER.read_text(encoding="utf-8")
     head, alerts = text.split("\n[alerts]\n")
-    uncommented = "\n".join(line.removeprefix("# ") for line in alerts.splitlines())
-    path = write(tmp_path, f"{head}\n[alerts]\n{uncommented}")
-    settings = load_settings(path, {"RIGSCOUT_DISCORD_WEBHOOK": "https://x.invalid/h"})
+    example = re.compile(r"# (\[|\w+ = )")  # a commented table or key, not the prose around it
+    lines = [line[2:] if example.match(line) else line for line in alerts.splitlines()]
+    path = write(tmp_path, head + "\n[alerts]\n" + "\n".join(lines))
+    env = {"RIGSCOUT_DISCORD_WEBHOOK": "https://x.invalid/h", "RIGSCOUT_NTFY_URL": "ntfys://a/b"}
+    settings = load_settings(path, env)
     rules = {r.name: r for r in settings.alerts.rules}
     assert rules["any-great-deal"].min_score == 80
+    assert rules["any-great-deal"].max_per_run == 5
     assert rules["cheap-v100-sxm2"].max_price == Decimal(250)
-    assert set(settings.alerts.channels) == {"email", "discord"}
+    assert rules["p40-new-low"].new_low_days == 30
+    assert rules["server-price-drop"].drop_pct == 10
+    assert rules["bid-reminder"].ending_within == timedelta(hours=3)
+    assert set(settings.alerts.channels) == {"email", "discord", "phone"}
+    assert str(settings.alerts.channels["phone"].quiet_hours) == "23:00-07:00"
 
 
 def test_the_smallest_useful_sections_take_their_defaults(tmp_path: Path):

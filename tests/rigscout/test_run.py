@@ -164,3 +164,44 @@ channels = ["chat"]
     assert any(i >= 50 for i, _ in wanted)  # the case the top 50 missed
     assert sorted(e["url"] for e in embeds) == sorted(d["url"] for _, d in wanted)
     assert all(e["description"] for e in embeds)  # each with its sentence
+
+
+def test_history_rules_run_end_to_end_through_apprise(engine, tmp_path):
+    """On the demo: 'two best a run' sends exactly the two best-ranked deals; 'a P40 at a new
+    low' sends nothing, because two P40s sold for $173.70 and $174.98 and the cheapest one
+    listed costs $183.50 a card: no false "new low". (A window of ten years keeps the demo's
+    sales in it whenever the test runs.)"""
+    rule = """
+[alerts.channels.phone]
+type = "apprise"
+urls_env = "TEST_RIGSCOUT_APPRISE"
+mode = "digest"
+
+[[alerts.rule]]
+name = "p40-low"
+sku = "nvidia-tesla-p40"
+new_low_days = 3650
+channels = ["phone"]
+
+[[alerts.rule]]
+name = "two-best"
+min_score = 0
+max_per_run = 2
+channels = ["phone"]
+"""
+    config = write_config(tmp_path, engine_url(engine), extra=rule)
+    with running_webhook_server() as hook:
+        url = f"json://127.0.0.1:{hook.url.rsplit(':', 1)[1]}/hook"
+        result = run(config, "--offline", str(DEMO), env={"TEST_RIGSCOUT_APPRISE": url})
+        assert result.exit_code == 0, result.output
+        messages = hook.delivered
+    ranked = CliRunner().invoke(cli, ["--config", str(config), "rank", "--json", "--limit", "1000"])
+    deals = json.loads(ranked.output)
+    cheapest_p40 = min(
+        (d for d in deals if d["sku"] == "nvidia-tesla-p40"), key=lambda d: d["landed_unit_price"]
+    )
+
+    [digest] = messages  # one message for the run
+    links = [line for line in digest["message"].splitlines() if "/itm/" in line]
+    assert links == [deals[0]["url"], deals[1]["url"]]
+    assert cheapest_p40["landed_unit_price"] == 183.5

@@ -109,7 +109,14 @@ def load_report_data(
         ),
         history_since=since,
         plan_deals={p: r.deals for p, r in zip(plan_profiles, planned, strict=True)},
-        kept_out=tuple({d.listing_id: d for r in rankings for d in r.flagged}.values()),
+        kept_out=tuple(
+            {
+                d.listing_id: d
+                for r in rankings
+                for d in r.flagged
+                if not any(f.code == "ignored" for f in d.flags)  # you said: never again
+            }.values()
+        ),
     )
 
 
