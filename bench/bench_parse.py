@@ -1,4 +1,5 @@
-"""Parse throughput on the real eBay result pages: our selectolax parser vs BeautifulSoup+lxml.
+"""Parse throughput on the real eBay result pages: our selectolax parser vs BeautifulSoup+lxml
+(the common way) and vs plain lxml with XPath for the same selectors (the fair baseline).
 
 Both sides find the same card pieces (a ``RawCard``) and share ``build_listing`` for reading
 their meaning, so the figures compare the HTML work alone. Run: ``python -m bench.bench_parse``.
@@ -10,9 +11,10 @@ import os
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import lxml.html
 from bs4 import BeautifulSoup
 
 from scraper.layouts.base import Context, RawCard, build_listing, is_placeholder
@@ -120,6 +122,86 @@ def _bs4_s_item(node: Tag) -> RawCard:
     )
 
 
+def lxml_baseline(html: str) -> list[Listing]:
+    """The fair baseline: the same extraction on plain lxml (its C parser, XPath for the same
+    selectors), what a competent engineer reaching for speed without selectolax would write."""
+    root = lxml.html.fromstring(html)
+    hosts = Counter(
+        urlsplit(href).hostname or "" for href in root.xpath(".//a[contains(@href, '/itm/')]/@href")
+    )
+    host = hosts.most_common(1)[0][0] if hosts else ""
+    market = next(
+        (m for d, m in (("ebay.de", "EBAY_DE"), ("ebay.co.uk", "EBAY_GB")) if host.endswith(d)),
+        "EBAY_US",
+    )
+    ctx = Context(url="", marketplace=market)
+    cards = root.xpath(f".//li[{_cls('s-card')}]")
+    if cards:
+        raws = [_lxml_s_card(node) for node in cards]
+    else:
+        items = root.xpath(f".//li[{_cls('s-item')}]")
+        raws = [_lxml_s_item(n) for n in items if n.xpath(f".//a[{_cls('s-item__link')}]")]
+    return [build_listing(raw, ctx) for raw in raws if not is_placeholder(raw)]
+
+
+def _cls(name: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+def _first(node: Any, path: str) -> Any:
+    found = node.xpath(path)
+    return found[0] if found else None
+
+
+def _lxml_text(node: Any) -> str:
+    return " ".join(" ".join(node.itertext()).split()) if node is not None else ""
+
+
+def _lxml_s_card(node: Any) -> RawCard:
+    link = _first(node, f".//a[{_cls('s-card__link')} and contains(@href, '/itm/')]")
+    if link is None:
+        link = _first(node, f".//a[{_cls('s-card__link')}]")
+    prices = node.xpath(f".//*[{_cls('s-card__price')}]")
+    subtitles = node.xpath(f".//*[{_cls('s-card__subtitle')}]")
+    image = _first(node, f".//img[{_cls('s-card__image')}]")
+    return RawCard(
+        href=link.get("href") if link is not None else None,
+        listing_id=node.get("data-listingid"),
+        title=_lxml_text(_first(node, f".//*[{_cls('s-card__title')}]")),
+        price_text=" ".join(_lxml_text(p) for p in prices),
+        price_struck=any("strikethrough" in (p.get("class") or "").split() for p in prices),
+        rows=tuple(_lxml_text(r) for r in node.xpath(f".//*[{_cls('s-card__attribute-row')}]")),
+        caption=_lxml_text(_first(node, f".//*[{_cls('s-card__caption')}]")),
+        condition=_lxml_text(subtitles[-1]) if subtitles else None,
+        image_url=(image.get("src") or image.get("data-defer-load")) if image is not None else None,
+    )
+
+
+def _lxml_s_item(node: Any) -> RawCard:
+    price = _first(node, f".//*[{_cls('s-item__price')}]")
+    rows = []
+    for detail in node.xpath(f".//*[{_cls('s-item__detail')}]"):
+        if _first(detail, f".//*[{_cls('s-item__price')}]") is None:
+            label = _first(detail, ".//*[@aria-label]")
+            rows.append(
+                _lxml_text(detail) or (label.get("aria-label") if label is not None else "") or ""
+            )
+    link = _first(node, f".//a[{_cls('s-item__link')}]")
+    condition = _first(node, f".//*[{_cls('s-item__subtitle')}]//*[{_cls('SECONDARY_INFO')}]")
+    image = _first(node, f".//*[{_cls('s-item__image')}]//img")
+    return RawCard(
+        href=link.get("href") if link is not None else None,
+        listing_id=None,
+        title=_lxml_text(_first(node, f".//*[{_cls('s-item__title')}]")),
+        price_text=_lxml_text(price),
+        price_struck=price is not None and bool(price.xpath(f".//*[{_cls('STRIKETHROUGH')}]")),
+        rows=tuple(rows),
+        caption=_lxml_text(_first(node, f".//*[{_cls('s-item__caption')}]")),
+        condition=_lxml_text(condition) or None,
+        image_url=image.get("src") if image is not None else None,
+    )
+
+
 def _best_time(parse: Callable[[str], list[Listing]], pages: list[str], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -136,9 +218,15 @@ def run(repeat: int = 3) -> dict[str, float | int]:
     listings = [ours(page) for page in pages]
     if listings != [baseline(page) for page in pages]:
         raise AssertionError("the baseline does not extract the same listings")
+    if listings != [lxml_baseline(page) for page in pages]:
+        raise AssertionError("the lxml baseline does not extract the same listings")
     count = sum(len(found) for found in listings)
-    ours_s = _best_time(ours, pages, repeat)
-    base_s = _best_time(baseline, pages, repeat)
+    # Interleaved (ours, BeautifulSoup, lxml, ours…) so the machine's drift falls on all three.
+    ours_s = base_s = lxml_s = float("inf")
+    for _ in range(repeat):
+        ours_s = min(ours_s, _best_time(ours, pages, 1))
+        base_s = min(base_s, _best_time(baseline, pages, 1))
+        lxml_s = min(lxml_s, _best_time(lxml_baseline, pages, 1))
     return {
         "pages": len(pages),
         "megabytes": round(sum(len(p.encode()) for p in pages) / 1e6, 2),
@@ -148,6 +236,9 @@ def run(repeat: int = 3) -> dict[str, float | int]:
         "selectolax_listings_per_s": round(count / ours_s),
         "bs4_lxml_listings_per_s": round(count / base_s),
         "ratio": round(base_s / ours_s, 1),
+        "lxml_seconds": round(lxml_s, 4),
+        "lxml_listings_per_s": round(count / lxml_s),
+        "fair_ratio": round(lxml_s / ours_s, 1),
     }
 
 
