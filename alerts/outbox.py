@@ -130,6 +130,9 @@ def render_snapshot(deal: Deal) -> dict[str, object]:
         "freight_estimated": deal.freight_estimated,
         "needs_host": deal.needs_host,
         "previous_price": _text(deal.previous_price),
+        "seller": deal.seller,
+        "seller_feedback": deal.seller_feedback,
+        "location": deal.location,
     }
 
 
@@ -189,7 +192,14 @@ def _deal_from(p: dict[str, object]) -> Deal:
         freight_estimated=bool(p.get("freight_estimated", False)),
         needs_host=str(p["needs_host"]) if p.get("needs_host") else None,
         previous_price=_amount(p.get("previous_price")),
+        seller=str(p["seller"]) if p.get("seller") else None,
+        seller_feedback=_count(p.get("seller_feedback")),
+        location=str(p["location"]) if p.get("location") else None,
     )
+
+
+def _count(value: object) -> int | None:
+    return None if value is None else int(str(value))
 
 
 def _flags(value: object) -> tuple[Flag, ...]:

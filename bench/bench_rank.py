@@ -355,7 +355,7 @@ def rank_with_pandas(config: Path, now: datetime, *, fair: bool = False) -> list
 
     Naive: every table whole, the newest observation picked in pandas. ``fair``: what a
     competent engineer would write with pandas, SQL picking each active listing's newest
-    observation (a window function) and the window's sales, as the store does.
+    observation and the window's sales, as the store does.
     """
     from rigscout.config.load import load_settings
     from rigscout.jobs.bulk import collector_paused
@@ -365,11 +365,13 @@ def rank_with_pandas(config: Path, now: datetime, *, fair: bool = False) -> list
         return _rank_with_pandas(settings, now, fair=fair)
 
 
+# The newest observation of each active listing, picked in SQL the way the store picks it
+# (db/latest.py: a correlated subquery on the (listing_id, observed_at) index).
 _FAIR_ACTIVE = """
-SELECT l.*, o.price, o.shipping, o.currency AS obs_currency, o.bids FROM listings l JOIN (
-  SELECT listing_id, price, shipping, currency, bids, ROW_NUMBER() OVER (
-    PARTITION BY listing_id ORDER BY observed_at DESC, id DESC) AS newest
-  FROM observations) o ON o.listing_id = l.id AND o.newest = 1
+SELECT l.*, o.price, o.shipping, o.currency AS obs_currency, o.bids
+FROM listings l JOIN observations o ON o.id = (
+  SELECT n.id FROM observations n WHERE n.listing_id = l.id
+  ORDER BY n.observed_at DESC, n.id DESC LIMIT 1)
 WHERE l.status = 'active' AND l.sku IS NOT NULL
 """
 _FAIR_SALES = """

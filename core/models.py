@@ -179,6 +179,9 @@ class Deal:
     freight_estimated: bool = False  # an estimated freight was added to ``landed_unit_price``
     needs_host: str | None = None  # "SXM2" / "SXM4": a loose module that needs such a server
     previous_price: Decimal | None = None  # a price-drop alert: the price last alerted
+    seller: str | None = None
+    seller_feedback: int | None = None
+    location: str | None = None  # where it ships from, as the listing says
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
-"""What the morning report reads besides the ranking: the alerts last delivered, and the
-listings of rare hardware first seen lately. Rows as stored; the report turns them into its
-records."""
+"""What the morning report reads besides the ranking: the alerts last delivered, the
+listings of rare hardware first seen lately, and what changed about the listings it shows.
+Rows as stored; the report turns them into its records."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from sqlalchemy import func, select
 
 from db.latest import LATEST, LATEST_ID
-from db.models import AlertRow, ListingRow
+from db.models import AlertRow, ListingRow, ObservationRow
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from datetime import datetime
     from decimal import Decimal
 
@@ -26,6 +27,54 @@ class NewRareRow(NamedTuple):
     price: Decimal
     currency: str
     active: int  # active listings of that SKU
+
+
+class ListingNews(NamedTuple):
+    """What changed about a listing lately: when it was first seen, and its newest and previous
+    asking totals (price + shipping, listing's currency; None when not comparable)."""
+
+    listing_id: int
+    first_seen: datetime
+    latest: Decimal | None
+    previous: Decimal | None
+
+
+def load_listing_news(session: Session, listing_ids: Collection[int]) -> dict[int, ListingNews]:
+    """``ListingNews`` of each listing in ``listing_ids`` (a page's worth)."""
+    news: dict[int, ListingNews] = {}
+    ids = sorted(set(listing_ids))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        first = dict(
+            session.execute(
+                select(ListingRow.id, ListingRow.first_seen).where(ListingRow.id.in_(chunk))
+            ).all()
+        )
+        seen = session.execute(
+            select(
+                ObservationRow.listing_id,
+                ObservationRow.price,
+                ObservationRow.shipping,
+                ObservationRow.currency,
+            )
+            .where(ObservationRow.listing_id.in_(chunk))
+            .order_by(
+                ObservationRow.listing_id,
+                ObservationRow.observed_at.desc(),
+                ObservationRow.id.desc(),
+            )
+        ).all()
+        newest: dict[int, list[tuple[Decimal, str]]] = {}
+        for listing_id, price, shipping, currency in seen:
+            totals = newest.setdefault(listing_id, [])
+            if len(totals) < 2:
+                totals.append((price + (shipping or 0), currency))
+        for listing_id, when in first.items():
+            totals = newest.get(listing_id, [])
+            latest = totals[0][0] if totals else None
+            previous = totals[1][0] if len(totals) == 2 and totals[1][1] == totals[0][1] else None
+            news[listing_id] = ListingNews(listing_id, when, latest, previous)
+    return news
 
 
 def load_sent_alert_rows(session: Session, limit: int) -> list[AlertRow]:

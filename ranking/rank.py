@@ -696,4 +696,7 @@ def _deal_fields(
         "shipping_known": shipping_known,
         "end_time": row.end_time,
         "image_url": row.image_url,
+        "seller": row.seller,
+        "seller_feedback": row.seller_feedback,
+        "location": row.location,
     }

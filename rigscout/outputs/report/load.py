@@ -7,6 +7,7 @@ No rule is recomputed here: the deals and the market references come from
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ from alerts.outbox import parse_snapshot
 from core.errors import AlertError
 from db.history import load_asking_rows
 from db.rank_rows import load_sold_rows
-from db.report_rows import load_new_rare_rows, load_sent_alert_rows
+from db.report_rows import load_listing_news, load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
 from ranking.landed import landed_unit_price, landed_with_freight
 from ranking.market import sale_weight
@@ -90,6 +91,8 @@ def load_report_data(
     planned = [by_profile[name] for name in plan_profiles]
     markets = rankings[0].markets  # the market does not depend on the profile
     since = history_start(now, report)
+    shown = {d.listing_id for view in views for d in view.deals}
+    ranked = {d.url: d for r in reversed(rankings) for d in r.deals}  # the first profile's wins
     return ReportData(
         now=now,
         currency=rank.currency,
@@ -103,7 +106,7 @@ def load_report_data(
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
         new_rare=tuple(
-            new
+            replace(new, deal=ranked.get(new.url))
             for new in load_new_rare(session, now=now)
             if not any(new.url in r.kept_out for r in rankings)  # no scam is featured
         ),
@@ -117,6 +120,7 @@ def load_report_data(
                 if not any(f.code == "ignored" for f in d.flags)  # you said: never again
             }.values()
         ),
+        news=load_listing_news(session, shown),
     )
 
 

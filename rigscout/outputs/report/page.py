@@ -7,8 +7,8 @@ text; links are only ever http(s) (``alerts.format.safe_url``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC
+from dataclasses import dataclass, replace
+from datetime import UTC, timedelta
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from datetime import date, datetime
 
     from core.models import Deal
+    from db.report_rows import ListingNews
     from ranking.catalog import Sku
     from ranking.market import Market
     from rigscout.outputs.report.records import AskingDay, ReportData, RigPlan, SoldPoint
@@ -67,6 +68,8 @@ class DealRow:
     discount: str
     discount_v: str
     evidence_v: int
+    news: tuple[str, ...] = ()  # "new since yesterday", "price dropped", "ends within 24 h"
+    seller: str | None = None  # "seller: 48,123 feedback · ships from United States"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +126,13 @@ def render_report(
 def render_deal_rows(data: ReportData) -> list[DealRow]:
     """Every profile's deals as table rows; only the first profile's are visible at first."""
     rows = []
+    # On a store's first day every listing is new: the badge would say nothing.
+    older = any(n.first_seen < data.now - NEWS_WITHIN for n in data.news.values())
     for index, view in enumerate(data.views):
         for rank, deal in enumerate(view.deals, start=1):
-            rows.append(_deal_row(view.profile, index == 0, rank, deal, data.now))
+            row = _deal_row(view.profile, index == 0, rank, deal, data.now)
+            news = render_news(deal, data.news.get(deal.listing_id), data.now, first_day=not older)
+            rows.append(replace(row, news=news, seller=render_seller(deal)))
     return rows
 
 
@@ -148,6 +155,37 @@ def _deal_row(profile: str, first: bool, rank: int, deal: Deal, now: datetime) -
         discount_v="" if deal.discount is None else f"{deal.discount:.4f}",
         evidence_v=EVIDENCE_ORDER.get(deal.evidence, 0),
     )
+
+
+NEWS_WITHIN = timedelta(hours=24)
+
+
+def render_news(
+    deal: Deal, news: ListingNews | None, now: datetime, *, first_day: bool = False
+) -> tuple[str, ...]:
+    """What is new about a listing since yesterday, as the page's badges (``first_day``: the
+    store has nothing older, so "new" is left unsaid)."""
+    said = []
+    if news is not None and not first_day and news.first_seen >= now - NEWS_WITHIN:
+        said.append("new since yesterday")
+    fixed = deal.buying_format is not BuyingFormat.AUCTION
+    latest, previous = (news.latest, news.previous) if news else (None, None)
+    if fixed and latest is not None and previous is not None and latest < previous:
+        said.append("price dropped")
+    left = deal.end_time - now if not fixed and deal.end_time else None
+    if left is not None and timedelta(0) < left <= NEWS_WITHIN:
+        said.append("ends within 24 h")
+    return tuple(said)
+
+
+def render_seller(deal: Deal) -> str | None:
+    """Who sells it and from where: "seller: 48,123 feedback · ships from Hong Kong"."""
+    parts = []
+    if deal.seller_feedback is not None:
+        parts.append(f"seller: {deal.seller_feedback:,} feedback")
+    if deal.location:
+        parts.append(f"ships from {deal.location}")
+    return " · ".join(parts) or None
 
 
 def _discount(share: float | None) -> str:

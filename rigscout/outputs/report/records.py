@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from datetime import date, datetime
 
     from core.models import Deal
+    from db.report_rows import ListingNews
     from db.runs import RunSummary
     from ranking.catalog import Sku
     from ranking.market import Market
@@ -93,6 +94,9 @@ class NewListing:
     price: Decimal  # asking price, listing's currency
     currency: str
     active_of_sku: int  # active listings of this SKU
+    # The ranker's view of it (landed price, a running auction's likely end, flags, seller),
+    # when ranked; None: shown at its asking price.
+    deal: Deal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,3 +118,4 @@ class ReportData:
     history_since: date | None = None
     plan_deals: Mapping[str, tuple[Deal, ...]] = field(default_factory=dict)  # by profile
     kept_out: tuple[Deal, ...] = ()  # listings a risk flag kept out, with why (all profiles)
+    news: Mapping[int, ListingNews] = field(default_factory=dict)  # by listing id
