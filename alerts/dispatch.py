@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
+from alerts.format import TEST
 from alerts.outbox import parse_snapshot
 from core.errors import AlertError
 from core.models import BuyingFormat, Category, Deal
@@ -195,6 +196,7 @@ TEST_DEAL = Deal(
     shipping_known=True,
     score=0.0,
     reason="Sent by `rigscout alerts test`; deals that match your rules will look like this.",
+    price_basis=TEST,
 )
 
 

@@ -15,12 +15,16 @@ if TYPE_CHECKING:
     from core.models import Deal
 
 RIG = "rig"  # Deal.price_basis of a saved plan's rig
+TEST = "test"  # Deal.price_basis of `rigscout alerts test`'s sample: no price, no market
+TEST_HEADLINE = "rigscout: test message, this channel works"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
 
 
 def format_unit(deal: Deal) -> str:
     """What the landed price is for: "landed per unit", or "for the whole rig"."""
+    if deal.price_basis == TEST:
+        return "(a test: no listing, no price)"
     return "for the whole rig" if deal.price_basis == RIG else "landed per unit"
 
 
@@ -30,6 +34,8 @@ def format_landed(deal: Deal) -> str:
     ``was 180.00 USD, now 150.00 USD (−17 %)`` for a price drop; a running auction reads
     ``likely 125.00–140.00 USD (current bid 108.00 USD)``.
     """
+    if deal.price_basis == TEST:
+        return "—"
     price = fmt.money(deal.landed_unit_price, deal.currency)
     if deal.price_basis == "predicted" and deal.predicted_low is not None:
         likely = fmt.money_range(deal.predicted_low, deal.predicted_high, deal.currency)
@@ -48,6 +54,8 @@ def format_discount(deal: Deal) -> str:
     """How far the deal sits from the market, in words a buyer reads at a glance."""
     if deal.price_basis == RIG:
         return "a complete rig for your saved plan"
+    if deal.price_basis == TEST:
+        return "deals that match your rules will look like this"
     if deal.discount is None:
         return "no market price yet"
     share = round(abs(deal.discount) * 100)

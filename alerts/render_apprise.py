@@ -13,7 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from alerts.format import RIG, format_discount, format_landed, format_unit, one_line, safe_url
+from alerts.format import (
+    TEST,
+    TEST_HEADLINE,
+    format_discount,
+    format_landed,
+    format_unit,
+    one_line,
+    safe_url,
+)
 from core import fmt
 from ranking.flags import short_label
 
@@ -48,6 +56,8 @@ def render_instant(deal: Deal, *, note: str | None = None) -> AppriseMessage:
     lines += _deal_lines(deal)
     price = fmt.money(deal.landed_unit_price, deal.currency)
     title = f"rigscout: {inert(deal.sku_name, 60)} at {price}"
+    if deal.price_basis == TEST:
+        title = TEST_HEADLINE
     return AppriseMessage(one_line(title, TITLE_LIMIT), "\n".join(lines).strip())
 
 
@@ -68,10 +78,9 @@ def render_digest(
 
 
 def _deal_lines(deal: Deal) -> list[str]:
-    unit = "for the whole rig" if deal.price_basis == RIG else format_unit(deal)
     lines = [
         inert(deal.title),
-        f"{format_landed(deal)} {unit} · {format_discount(deal)}",
+        f"{format_landed(deal)} {format_unit(deal)} · {format_discount(deal)}",
         inert(deal.reason, 2 * LINE_LIMIT),
     ]
     if deal.flags:

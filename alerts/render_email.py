@@ -11,7 +11,15 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import TYPE_CHECKING
 
-from alerts.format import format_discount, format_landed, format_unit, one_line, safe_url
+from alerts.format import (
+    TEST,
+    TEST_HEADLINE,
+    format_discount,
+    format_landed,
+    format_unit,
+    one_line,
+    safe_url,
+)
 from core import fmt
 
 if TYPE_CHECKING:
@@ -55,6 +63,8 @@ def render_email_digest(
 
 def render_subject(deals: Sequence[Deal]) -> str:
     """``rigscout: Tesla V100 SXM2 16GB at 180.00 USD`` for one deal, a count for several."""
+    if len(deals) == 1 and deals[0].price_basis == TEST:
+        return TEST_HEADLINE
     if len(deals) == 1:
         deal = deals[0]
         return one_line(

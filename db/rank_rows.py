@@ -72,6 +72,13 @@ def load_active_rows(session: Session) -> list[ActiveRow]:
     return rows
 
 
+def load_active_count(session: Session) -> int:
+    """Active listings in the store, matched or not."""
+    return int(
+        session.execute(select(func.count()).where(ListingRow.status == "active")).scalar_one()
+    )
+
+
 def load_unmatched_count(session: Session) -> int:
     """Active listings no catalog SKU matched (``rigscout catalog unmatched`` lists them)."""
     stmt = select(func.count()).where(ListingRow.status == "active", ListingRow.sku.is_(None))

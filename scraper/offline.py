@@ -13,6 +13,7 @@ from core.errors import CollectError, ConfigError, ParseError
 from scraper.collect import FetchedPage
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from core.models import Mode, SavedSearch
@@ -50,6 +51,20 @@ def saved_page_path(directory: Path, search: SavedSearch, mode: Mode, page: int)
             f"search name {search.name!r} cannot name a directory", search=search.name
         )
     return directory / search.name / f"{mode.value}-p{page}.html"
+
+
+def check_offline_folder(directory: Path, searches: Sequence[SavedSearch]) -> None:
+    """A ``ConfigError`` in one line when ``directory`` holds no saved first page of any of
+    ``searches`` (a mis-laid or empty folder), before a run reports every search failed."""
+    if not directory.is_dir():
+        raise ConfigError(f"--offline {directory}: no such folder")
+    firsts = [saved_page_path(directory, s, m, 1) for s in searches for m in s.modes]
+    if firsts and not any(path.is_file() for path in firsts):
+        example = firsts[0].relative_to(directory)
+        raise ConfigError(
+            f"--offline {directory}: no saved page of any search in it (expected {example} "
+            "and the like, one folder per search, as in fixtures/demo)"
+        )
 
 
 def parse_fetched_at(text: str | None, path: Path) -> datetime:

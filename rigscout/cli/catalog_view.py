@@ -10,7 +10,7 @@ import json
 import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from ranking.catalog_user import user_normalizer
 from rigscout.config.load import load_settings, resolve_config_path
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from rich.table import Table
     from sqlalchemy import Engine
 
     from ranking.catalog import Catalog
@@ -50,3 +53,45 @@ def show_unmatched(engine: Engine, *, limit: int, as_json: bool) -> None:
     else:
         for line in render_unmatched(groups, limit=limit):
             click.echo(line)
+
+
+def render_catalog_table(entries: Sequence[Mapping[str, Any]]) -> Table:
+    """The catalog with its specs: what a buyer compares before a search (GPUs first, then
+    servers and boards), each SKU id as the config and ``--sku`` spell it."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ranking.flags import load_support
+
+    support = {family: label.split(" — ")[0] for family, label in load_support().items()}
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        title="Catalog",
+        caption="FP16: tensor TFLOP/s where the card has tensor cores; W: board power",
+    )
+    table.add_column("SKU", no_wrap=True)
+    for name in ("VRAM", "GB/s", "FP16", "W"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("Form, support / GPUs", min_width=14)
+    for e in entries:
+        if e["category"] == "gpu":
+            boards = int(e.get("gpus_per_board") or 1)
+            vram = e.get("vram_gb")
+            fp16 = e.get("fp16_tensor_tflops") or e.get("fp16_tflops")
+            row = [
+                f"{vram * boards:g} GB" if vram else "–",
+                f"{e['mem_bandwidth_gbs']:g}" if e.get("mem_bandwidth_gbs") else "–",
+                f"{fp16:g}" if fp16 else "none",
+                str(e["tdp_w"]) if e.get("tdp_w") else "–",
+                f"{e.get('form_factor') or '–'}, {support.get(str(e.get('family')), 'current')}",
+            ]
+        else:
+            slots = e.get("gpu_slots")
+            gpus = f"{slots}x {e.get('gpu_form_factor') or 'GPU'}" if slots else "–"
+            link = e.get("interconnect")
+            row = ["", "", "", "", f"{e['category']}: {gpus}" + (f", {link}" if link else "")]
+        table.add_row(escape(str(e["sku"])), *(escape(c) for c in row))
+    return table

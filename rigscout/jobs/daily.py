@@ -30,6 +30,7 @@ from rigscout.jobs.wiring import (
     utcnow,
     web_collector,
 )
+from scraper.offline import check_offline_folder
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -84,6 +85,8 @@ def run_job(
     several workers on several machines share the day's searches without overlap.
     """
     searches = select_searches(settings, search_names)
+    if offline is not None:
+        check_offline_folder(offline, searches)
     missing = missing_secrets(settings.alerts.channels) if alert and not dry_run else []
     if missing:
         raise ConfigError("; ".join(missing) + " (--dry-run and --no-alerts need no secrets)")

@@ -162,7 +162,9 @@ def test_the_test_message_arrives():
     with running_webhook_server() as server:
         send_test_message(notifier(json_url(server)))
 
-    assert "this channel works" in server.delivered[0]["message"]
+    [body] = server.delivered
+    assert body["title"] == "rigscout: test message, this channel works"
+    assert "$0.00" not in body["message"] and "no market price" not in body["message"]
 
 
 def test_through_the_outbox_a_down_service_keeps_its_alerts_until_it_is_back(session, now):

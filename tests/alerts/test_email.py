@@ -223,8 +223,11 @@ def test_the_test_message_arrives():
         send_test_message(EmailNotifier(_channel(server.port)))
 
     (received,) = server.received
-    assert "Test message" in received.message["Subject"]
-    assert "rigscout alerts test" in _bodies(received.message)["text/plain"]
+    # A sample, not a deal: no "$0.00", no "no market price yet".
+    assert received.message["Subject"] == "rigscout: test message, this channel works"
+    text = _bodies(received.message)["text/plain"]
+    assert "rigscout alerts test" in text
+    assert "0.00" not in text and "no market" not in text
 
 
 def test_non_ascii_titles_arrive_intact():

@@ -113,3 +113,17 @@ def test_before_any_run_the_page_says_what_to_do(engine, tmp_path):
     page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "No deals yet: run <code>rigscout run</code> first." in page
     assert "No price history yet." in page
+
+
+def test_open_on_a_machine_with_no_browser_says_where_the_page_is(engine, tmp_path, monkeypatch):
+    # BROWSER names the browser Python's webbrowser runs; `false` is one that always fails,
+    # as no browser does on a headless server.
+    monkeypatch.setenv("BROWSER", "false")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    config = write_config(tmp_path, engine_url(engine))
+    site = tmp_path / "site"
+
+    result = CliRunner().invoke(cli, ["--config", str(config), "report", "-o", str(site), "--open"])
+
+    assert result.exit_code == 0
+    assert f"open {(site / 'index.html').resolve()} in one" in result.output

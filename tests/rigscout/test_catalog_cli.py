@@ -34,3 +34,20 @@ def test_unmatched_titles_of_the_demo_are_grouped_by_model(tmp_path: Path) -> No
     assert {"esc4000", "g4x"} <= set(by_model["esc4000"]["shared"])
     # accessories have no SKU on purpose and are not "unmatched"
     assert not any("heatsink" in g["example"].lower() for g in groups)
+
+
+def test_catalog_shows_the_specs_it_promises_within_80_columns():
+    from click.testing import CliRunner
+
+    from rigscout.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["catalog"], env={"COLUMNS": "80"})
+
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    p40 = next(line for line in lines if line.split()[:1] == ["nvidia-tesla-p40"])
+    # VRAM, bandwidth, FP16, board power, form factor and software support.
+    assert p40.split()[1:] == ["24", "GB", "347", "0.18", "250", "PCIe,", "CUDA", "≤", "12"]
+    t181 = next(line for line in lines if line.split()[:1] == ["gigabyte-t181-g20"])
+    assert "server: 4x SXM2," in t181

@@ -208,7 +208,8 @@ def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path
     assert [(status, finished is not None) for status, finished in runs] == [("interrupted", True)]
 
 
-def test_a_run_refused_by_the_lock_exits_3(tmp_path: Path):
+@pytest.mark.parametrize("command", [["run", "--no-alerts"], ["collect"]], ids=" ".join)
+def test_a_run_refused_by_the_lock_exits_3_and_its_advice_works(tmp_path: Path, command):
     from db.lock import run_lock
 
     config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
@@ -216,11 +217,14 @@ def test_a_run_refused_by_the_lock_exits_3(tmp_path: Path):
     engine = open_engine(f"sqlite:///{tmp_path / 'r.db'}")
     with run_lock(engine):
         result = CliRunner().invoke(
-            cli, ["--config", str(config), "run", "--offline", str(DEMO), "--no-alerts"]
+            cli, ["--config", str(config), *command, "--offline", str(DEMO)]
         )
     engine.dispose()
     assert result.exit_code == 3
     assert result.output.startswith("Error: another rigscout run is using this database")
+    assert "pass --wait" in result.output
+    # ...which this very command takes.
+    assert "--wait" in CliRunner().invoke(cli, [command[0], "--help"]).output
 
 
 @pytest.mark.parametrize("args", [["runs"], ["rank"], ["rank", "--include-flagged"]], ids=" ".join)
@@ -230,3 +234,30 @@ def test_tables_fit_80_columns(config: Path, args: list[str]):
     table = result.output.split("\n1. ")[0]  # the table, not the sentences under it
     assert max(len(line) for line in table.splitlines()) <= 80
     assert "…  " not in table.splitlines()[2]  # no header cut short
+
+
+def test_an_offline_folder_with_no_saved_pages_is_one_line_before_any_work(tmp_path: Path):
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    empty = tmp_path / "pages"
+    empty.mkdir()
+
+    result = CliRunner().invoke(cli, ["--config", str(config), "run", "--offline", str(empty)])
+
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"Error: --offline {empty}: no saved page of any search in it (expected "
+        "v100-sxm2/active-p1.html and the like, one folder per search, as in fixtures/demo)"
+    ]
+    assert not (tmp_path / "r.db").exists()  # nothing was started
+
+
+@pytest.mark.parametrize("command", ["runs", "rank", "plan --vram 64"])
+def test_a_limit_too_large_to_mean_anything_is_a_usage_error(tmp_path: Path, command):
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    args = [*command.split(), "--limit", "99999999999999999999"]
+
+    result = CliRunner().invoke(cli, ["--config", str(config), *args])
+
+    assert result.exit_code == 2
+    assert "Invalid value for '--limit'" in result.output
+    assert "unexpected" not in result.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -85,11 +86,33 @@ def test_plan_on_the_demo_gives_complete_rigs_a_guide_reader_would_build(engine,
     assert "https://www.ebay.com/itm/" in text.output
 
 
-def test_a_target_no_listing_reaches_says_so(engine, tmp_path):
+def test_with_no_listings_yet_plan_says_to_collect_first(engine, tmp_path):
     config = write_config(tmp_path, engine_url(engine))
     result = invoke(config, "plan", "--vram", "64", "--budget", "10")
     assert result.exit_code == 0
-    assert "No complete rig reaches that target" in result.output
+    assert result.output.strip() == (
+        "No listings yet: run `rigscout run` (or `rigscout run --offline fixtures/demo`)."
+    )
+
+
+def test_a_budget_no_rig_meets_is_named_and_a_target_too_big_is_told_apart(engine, tmp_path):
+    config = write_config(tmp_path, engine_url(engine))
+    assert invoke(config, "run", "--offline", str(DEMO), "--no-alerts").exit_code in (0, 1)
+
+    budget = invoke(config, "plan", "--vram", "64", "--budget", "10")
+    huge = invoke(config, "plan", "--vram", "100000")
+
+    assert "No complete rig reaches 64 GB of VRAM for $10.00 or less" in budget.output
+    assert "without --budget, `plan` shows the cheapest that does" in budget.output
+    assert "No complete rig reaches 100000 GB of VRAM with today's" in huge.output
+
+
+@pytest.mark.parametrize("vram", ["nan", "inf", "-5", "0", "lots"])
+def test_a_vram_that_is_not_a_positive_number_is_refused(engine, tmp_path, vram):
+    config = write_config(tmp_path, engine_url(engine))
+    result = invoke(config, "plan", "--vram", vram)
+    assert result.exit_code == 2
+    assert "Invalid value for '--vram'" in result.output
 
 
 def test_a_saved_plan_alerts_once_and_again_only_for_a_cheaper_rig(engine, tmp_path):

@@ -80,14 +80,13 @@ def catalog(ctx: click.Context, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from rigscout.cli.catalog_view import user_catalog
+    from rigscout.cli.catalog_view import render_catalog_table, user_catalog
 
     entries = user_catalog(ctx.obj.config_option).as_json()
     if as_json:
         emit_json(entries)
         return
-    for entry in entries:
-        click.echo(f"{entry['sku']:<34} {entry['category']:<7} {entry['name']}"[:80])
+    ctx.obj.console.print(render_catalog_table(entries))
 
 
 @catalog.command("unmatched")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -46,7 +47,34 @@ def output_option(*names: str, **kwargs: Any) -> Callable[[F], F]:
     return click.option(*names, type=kind, callback=_output_file, **kwargs)
 
 
-POSITIVE = click.IntRange(min=1)
+# A count of 1 or more; a million is more than any store shows, and far from the integer
+# sizes Python's slicing refuses ("runs --limit 99999999999999999999").
+POSITIVE = click.IntRange(min=1, max=1_000_000)
+
+
+class _Number(click.ParamType[float, Any]):
+    """A finite number (``nan`` and ``inf`` are refused), above 0 or, ``zero_ok``, from 0."""
+
+    name = "number"
+
+    def __init__(self, *, zero_ok: bool = False) -> None:
+        self.zero_ok = zero_ok
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < 0 or (number == 0 and not self.zero_ok):
+            least = "0 or more" if self.zero_ok else "above 0"
+            self.fail(f"{value!r} is not a number {least}", param, ctx)
+        return number
+
+
+POSITIVE_NUMBER = _Number()
+NON_NEGATIVE_NUMBER = _Number(zero_ok=True)
 
 
 def profile_option() -> Callable[[F], F]:

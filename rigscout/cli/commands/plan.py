@@ -16,22 +16,30 @@ from rigscout.cli.commands.app import (
     open_existing_store,
     pass_app,
 )
-from rigscout.cli.commands.options import POSITIVE, money_option, profile_option
+from rigscout.cli.commands.options import (
+    NON_NEGATIVE_NUMBER,
+    POSITIVE,
+    POSITIVE_NUMBER,
+    money_option,
+    profile_option,
+)
 
 if TYPE_CHECKING:
     from decimal import Decimal
+
+    from ranking.plan import Target
 
 
 @click.command("plan")
 @click.option(
     "--vram",
-    type=click.FloatRange(min=0, min_open=True),
+    type=POSITIVE_NUMBER,
     required=True,
     help="Total VRAM the rig needs, in GB.",
 )
 @money_option("--budget", help="Most the whole rig may cost, landed.")
 @profile_option()
-@click.option("--fp16-tflops", type=click.FloatRange(min=0), help="Least aggregate FP16 TFLOP/s.")
+@click.option("--fp16-tflops", type=NON_NEGATIVE_NUMBER, help="Least aggregate FP16 TFLOP/s.")
 @click.option("--gpus", type=POSITIVE, help="Exactly this many cards or modules.")
 @click.option(
     "--form-factor",
@@ -82,6 +90,7 @@ def plan(
     from sqlalchemy.orm import Session
 
     from core.clock import utcnow
+    from db.rank_rows import load_active_count
     from ranking.plan import Target
     from ranking.plan_render import render_plan_json, render_plans_text
     from ranking.plan_rules import load_plan_rules
@@ -110,12 +119,29 @@ def plan(
     now = utcnow()
     with Session(open_existing_store(settings)) as session:
         plans = load_plans(session, settings, target, now)
+        listings = 0 if plans else load_active_count(session)
     if as_json:
         emit_json([render_plan_json(p) for p in plans])
     elif plans:
         click.echo(render_plans_text(plans, now))
     else:
-        click.echo("No complete rig reaches that target with today's listings.")
+        click.echo(_no_plan(target, listings, settings.rank.currency))
+
+
+def _no_plan(target: Target, listings: int, currency: str) -> str:
+    """Why no plan: no listings at all, the budget, or the target itself."""
+    from core import fmt
+
+    if not listings:
+        return "No listings yet: run `rigscout run` (or `rigscout run --offline fixtures/demo`)."
+    want = f"{target.vram_gb:g} GB of VRAM"
+    if target.budget is not None:
+        limit = fmt.money(target.budget, currency)
+        return (
+            f"No complete rig reaches {want} for {limit} or less with today's "
+            f"{listings:,} listings; without --budget, `plan` shows the cheapest that does."
+        )
+    return f"No complete rig reaches {want} with today's {listings:,} listings."
 
 
 COMMANDS: tuple[click.Command, ...] = (plan,)

@@ -59,8 +59,11 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
     )
     engine.dispose()
     click.echo(f"Wrote {page}")
-    if open_:
-        webbrowser.open(page.resolve().as_uri())
+    if open_ and not webbrowser.open(page.resolve().as_uri()):
+        click.echo(
+            f"No web browser could be opened here (no display?); open {page.resolve()} in one.",
+            err=True,
+        )
     if serve:
         try:
             server = open_server(folder, port)

@@ -88,9 +88,12 @@ def run(
 
 @click.command()
 @search_options
+@click.option("--wait", is_flag=True, help="Wait for a run already in progress instead of exiting.")
 @pass_app
 @handle_errors
-def collect(app: AppContext, offline: Path | None, search_names: tuple[str, ...]) -> None:
+def collect(
+    app: AppContext, offline: Path | None, search_names: tuple[str, ...], wait: bool
+) -> None:
     """Collect and store listings only (no ranking, no alerts).
 
     Example:
@@ -107,7 +110,7 @@ def collect(app: AppContext, offline: Path | None, search_names: tuple[str, ...]
         profile=None,
         alert=False,
         dry_run=False,
-        wait=False,
+        wait=wait,
         limit=0,
     )
     sys.exit(report.exit_code)
