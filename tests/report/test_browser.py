@@ -190,3 +190,36 @@ def test_the_numbers_on_the_page_are_the_rankers_and_the_planners(page, demo_rep
         )
         best = json.loads(planned.output)[0]
         assert fmt.money(Decimal(str(best["total"])), best["currency"]) in rigs, vram
+
+
+def test_the_value_tables_best_prices_are_the_cheapest_fixed_price_listings_rank_gives(
+    page, demo_report
+):
+    """ "Per GPU SKU at today's best fixed price": each price is the cheapest fixed-price
+    listing of that SKU in `rank --json` (a price flagged "check before buying" is none), not
+    only the cheapest among the rows the deals table happens to show."""
+    from ranking.profiles import load_profiles
+
+    config = demo_report.parent.parent / "rigscout.toml"
+    deals = []
+    for profile in load_profiles().profiles:  # the page offers every profile
+        ranked = CliRunner().invoke(
+            cli, ["--config", str(config), "rank", "--json", "--limit", "100000", "--profile", profile]
+        )  # fmt: skip
+        deals += json.loads(ranked.output)
+    cheapest: dict[str, Decimal] = {}
+    for deal in deals:
+        if deal["price_basis"] != "fixed" or deal["category"] != "gpu":
+            continue
+        if any(f["code"] == "check_before_buying" for f in deal["flags"]):
+            continue
+        price = Decimal(str(deal["landed_unit_price"]))
+        cheapest[deal["sku_name"]] = min(price, cheapest.get(deal["sku_name"], price))
+    table = page.find_element(By.XPATH, "//caption[@id='value-caption']/..")
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+
+    assert len(rows) >= 10
+    for row in rows:
+        name = row.find_element(By.TAG_NAME, "th").get_attribute("textContent").strip()
+        shown = row.find_elements(By.CSS_SELECTOR, "td.num")[0].get_attribute("textContent")
+        assert shown.strip() == fmt.money(cheapest[name], "USD"), name

@@ -85,7 +85,9 @@ def render_report(
 ) -> str:
     """The whole page as HTML text."""
     deals = [d for view in data.views for d in view.deals]
-    best = score_best_prices(deals)
+    # Today's best price of a SKU is its cheapest listing, not the cheapest of the rows shown:
+    # the planner's ranking (when the page plans rigs) holds every priced listing.
+    best = score_best_prices([*deals, *(d for every in data.plan_deals.values() for d in every)])
     today = data.now.astimezone(UTC).date()
     since = data.history_since or today
     template = _environment().get_template("report.html.j2")
