@@ -8,6 +8,7 @@ unset and the ``Settings`` dataclasses supply the default, so each default lives
 
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -50,10 +51,29 @@ def _to_decimal(value: object) -> Decimal:
         raise ValueError(f"{show(value)} is not a number") from None
 
 
+# ISO 4217 codes a buyer of eBay hardware may price in: every marketplace's currency (core/
+# marketplaces.toml) and the other currencies eBay listings and buyers commonly use.
+OTHER_CURRENCIES = (
+    "JPY", "CNY", "HKD", "TWD", "KRW", "SGD", "INR", "NZD", "CHF", "SEK", "NOK", "DKK",
+    "PLN", "CZK", "HUF", "RON", "BGN", "ISK", "TRY", "ILS", "MXN", "BRL", "ARS", "CLP",
+    "COP", "ZAR", "AED", "SAR", "MYR", "THB", "PHP", "IDR", "VND", "UAH",
+)  # fmt: skip
+
+
+def known_currencies() -> frozenset[str]:
+    return frozenset(m.currency for m in marketplaces().values()) | frozenset(OTHER_CURRENCIES)
+
+
 def _currency(value: str) -> str:
     if not _CURRENCY.fullmatch(value):
         raise ValueError(f"{show(value)} is not a three-letter currency code such as USD")
-    return value.upper()
+    code = value.upper()
+    known = known_currencies()
+    if code not in known:
+        close = difflib.get_close_matches(code, sorted(known), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"{show(value)} is not a currency rigscout knows{hint}")
+    return code
 
 
 def _marketplace(value: str) -> str:
@@ -157,7 +177,27 @@ class RankSection(Section):
                 raise ValueError(f"fx {key}: expected a currency code such as EUR, or date")
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ValueError(f"fx {key} = {show(value)}: expected a rate above 0")
+        self._check_fx_base()
         return self
+
+    def _check_fx_base(self) -> None:
+        """The rates are units of *your* currency per unit of each listed one: a table written
+        for another currency (the starter's, in USD, kept after switching to EUR) would price
+        every listing wrong, so it is refused rather than used."""
+        mine = (self.currency or "USD").upper()
+        rates = {k.upper(): v for k, v in (self.fx or {}).items() if k != "date"}
+        own = rates.get(mine)
+        if own is not None and own != 1:
+            raise ValueError(
+                f"currency = {mine!r} but fx {mine} = {show(own)}: the rates are units of {mine} "
+                f"per unit of each listed currency, so {mine} is 1 (write the table in {mine})"
+            )
+        for code, rate in rates.items():
+            if code != mine and rate == 1:
+                raise ValueError(
+                    f"fx {code} = 1 would count {code} as {mine} one to one; give the real rate "
+                    f"(units of {mine} per {code}) with its date"
+                )
 
 
 class SearchSection(Section):

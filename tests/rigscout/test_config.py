@@ -177,6 +177,20 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
         ('[alerts.channels.x]\ntype = "pager"\n', "[alerts.channels.x]: "),
         ("[alerts.channels.x]\nhost = 1\n", 'needs type = "email", "discord" or "apprise"'),
         ('[rank.fx]\nEUR = "1.05"\n', 'fx EUR = "1.05": expected a rate above 0'),
+        (
+            '[rank]\ncurrency = "EUT"\n',
+            '"EUT" is not a currency rigscout knows (did you mean EUR?)',
+        ),
+        ('[rank]\ncurrency = "XYZ"\n', '"XYZ" is not a currency rigscout knows'),
+        # The starter's USD table kept after switching to EUR would price everything wrong.
+        (
+            '[rank]\ncurrency = "EUR"\n[rank.fx]\nUSD = 1.0\nEUR = 1.05\n',
+            "currency = 'EUR' but fx EUR = 1.05: the rates are units of EUR per unit",
+        ),
+        (
+            '[rank]\ncurrency = "EUR"\n[rank.fx]\nUSD = 1.0\n',
+            "fx USD = 1 would count USD as EUR one to one; give the real rate",
+        ),
         ('[rank]\nprofile = "trainig"\n', "unknown profile 'trainig' (did you mean training?)"),
         ('[schedule]\ntimezone = "Mars/Base"\n', "not a time zone"),
         ('[schedule]\ncron = "daily"\n', "expected five fields"),
@@ -328,3 +342,12 @@ query = "tesla p40"
     assert search.name == "tesla p40" and search.modes == (Mode.ACTIVE,)
     assert search.buying == "all" and search.max_pages == 3
     assert settings.collector.concurrency == 2 and settings.rank.window_days == 30
+
+
+def test_a_rate_table_written_in_the_buyers_currency_loads(tmp_path: Path):
+    text = '[rank]\ncurrency = "EUR"\n[rank.fx]\ndate = "2026-11-20"\nEUR = 1\nUSD = 0.95\n'
+
+    rank = load_settings(write(tmp_path, text), {}).rank
+
+    assert rank.currency == "EUR"
+    assert rank.fx_rates["USD"] == Decimal("0.95")
