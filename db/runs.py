@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from core.errors import StoreError
 from core.secrets import redact
@@ -111,6 +111,14 @@ def save_run_interrupted(session: Session, run_id: int, *, now: datetime) -> Non
         update(RunRow).where(RunRow.id == run_id).values(status="interrupted", finished_at=now)
     )
     session.commit()
+
+
+def load_requests_since(session: Session, *, source: str, since: datetime) -> int:
+    """The requests runs from ``source`` made since ``since`` (a day's budget spent so far)."""
+    stmt = select(func.coalesce(func.sum(RunRow.requests), 0)).where(
+        RunRow.source == source, RunRow.started_at >= since
+    )
+    return int(session.execute(stmt).scalar_one())
 
 
 def load_runs(session: Session, limit: int = 20) -> list[RunSummary]:

@@ -3,16 +3,18 @@ each search that is due, then save, rank and alert through the daily job's own p
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, time
 from typing import TYPE_CHECKING
 
 import httpx
 from sqlalchemy.orm import Session
 
 from alerts.channels import build_notifiers
-from core.errors import ConfigError
+from core.errors import BudgetError, ConfigError
 from db.engine import open_engine
 from db.lock import run_lock
 from db.migrate import upgrade
+from db.runs import load_requests_since
 from db.sweeps import load_last_polls, load_search_weights, save_poll
 from ranking.catalog import load_catalog
 from ranking.normalize import Normalizer
@@ -23,13 +25,14 @@ from rigscout.jobs.wiring import normalizer_for, utcnow
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from datetime import datetime
     from pathlib import Path
 
     from sqlalchemy import Engine
 
     from core.models import SavedSearch
     from rigscout.config.load import Settings
+
+SOURCE = "fast-lane"  # the runs' source: what the day's budget counts
 
 
 def run_fast_lane(
@@ -38,7 +41,10 @@ def run_fast_lane(
     offline: Path | None = None,
     now: Callable[[], datetime] = utcnow,
 ) -> RunReport | None:
-    """Poll the searches that are due; None when none is. LockedError while a run is going."""
+    """Poll the searches that are due; None when none is. LockedError while a run is going,
+    BudgetError once today's (UTC) requests reach ``fast_lane_daily_requests``: the budget
+    is enforced, not only planned from (each poll is at least one request; a search's pages
+    and retries count as the runs record them)."""
     budget = settings.collector.fast_lane_daily_requests
     if budget <= 0:
         raise ConfigError("the fast lane is off: set [collector] fast_lane_daily_requests > 0")
@@ -47,7 +53,15 @@ def run_fast_lane(
         with run_lock(engine):
             upgrade(engine)
             due = _due(settings, engine, budget, now())
-            return _poll(settings, engine, due, offline, now) if due else None
+            if not due:
+                return None
+            left = budget - _spent_today(engine, now())
+            if left <= 0:
+                raise BudgetError(
+                    f"the fast lane's daily budget of {budget} requests is spent "
+                    f"({budget - left} made since 00:00 UTC); it polls again after midnight UTC"
+                )
+            return _poll(settings, engine, due[:left], offline, now)
     finally:
         engine.dispose()
 
@@ -60,6 +74,12 @@ def _due(settings: Settings, engine: Engine, budget: int, now: datetime) -> list
     return due_searches(settings.searches, intervals, last, now)
 
 
+def _spent_today(engine: Engine, now: datetime) -> int:
+    midnight = datetime.combine(now.astimezone(UTC).date(), time.min, tzinfo=UTC)
+    with Session(engine) as session:
+        return load_requests_since(session, source=SOURCE, since=midnight)
+
+
 def _poll(
     settings: Settings,
     engine: Engine,
@@ -68,7 +88,7 @@ def _poll(
     now: Callable[[], datetime],
 ) -> RunReport:
     plan = RunPlan(
-        source="fast-lane",
+        source=SOURCE,
         searches=tuple(due),
         profile=settings.rank.profile,
         full_sweep_hours=None,

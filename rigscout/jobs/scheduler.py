@@ -24,7 +24,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from rich.console import Console
 
-from core.errors import ConfigError, LockedError, RigscoutError
+from core.errors import BudgetError, ConfigError, LockedError, RigscoutError
 from rigscout.config.load import load_settings
 
 if TYPE_CHECKING:
@@ -54,6 +54,9 @@ def scheduled_fast_lane(config_path: str | None, offline: str | None = None) -> 
         report = run_fast_lane(settings, offline=Path(offline) if offline else None)
     except LockedError:
         log.info("fast lane: a run is under way; skipping this tick")
+        return 0
+    except BudgetError as exc:
+        log.info("fast lane: %s", exc)
         return 0
     except RigscoutError as exc:
         log.error("fast lane failed: %s", exc)

@@ -123,3 +123,39 @@ def test_the_fast_lane_says_when_it_is_off(engine, tmp_path):
     result = CliRunner().invoke(cli, ["--config", str(config), "fast-lane"])
     assert result.exit_code == 2
     assert "fast_lane_daily_requests" in result.output
+
+
+def test_the_daily_request_budget_is_enforced_not_only_planned(engine, tmp_path):
+    """Retries and extra pages can spend more than the plan counted on: what today's fast-lane
+    runs recorded is what is left, and none left means no poll until midnight UTC."""
+    from sqlalchemy.orm import Session
+
+    from core.clock import utcnow
+    from core.errors import BudgetError
+    from db.runs import RunCounts, finish_run, start_run
+    from rigscout.config.load import load_settings
+    from rigscout.jobs.fastlane_job import SOURCE, run_fast_lane
+
+    extra = "[collector]\nfast_lane_daily_requests = 12\n"
+    settings = load_settings(write_config(tmp_path, engine_url(engine), extra), {})
+    morning = datetime(2026, 11, 20, 8, tzinfo=UTC)
+
+    def spent(requests: int, at: datetime) -> None:  # an earlier pass, as the runs record it
+        with Session(engine) as session:
+            run = start_run(session, source=SOURCE, now=at)
+            finish_run(session, run, counts=RunCounts(requests=requests), errors=[], now=at)
+
+    spent(10, morning - timedelta(hours=2))
+    capped = run_fast_lane(settings, offline=DEMO, now=lambda: morning)
+    spent(5, morning + timedelta(hours=1))
+    with pytest.raises(BudgetError, match=r"daily budget of 12 requests is spent \(17 made"):
+        run_fast_lane(settings, offline=DEMO, now=lambda: morning + timedelta(hours=2))
+    tomorrow = run_fast_lane(settings, offline=DEMO, now=lambda: morning + timedelta(hours=17))
+    spent(12, utcnow())  # today, for the command a user types
+    result = CliRunner().invoke(cli, ["--config", str(tmp_path / "rigscout.toml"), "fast-lane"])
+
+    assert capped is not None and capped.searches == 2  # the two requests left today
+    # A new UTC day, a new budget: the nine searches the cap left unpolled yesterday go first.
+    assert tomorrow is not None and tomorrow.searches == 9
+    assert result.exit_code == 0  # a spent budget is the plan working, not a failure
+    assert result.output.startswith("Nothing polled: the fast lane's daily budget of 12 requests")

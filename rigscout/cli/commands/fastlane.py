@@ -27,10 +27,15 @@ def fast_lane(app: AppContext, offline: Path | None) -> None:
 
         rigscout fast-lane
     """
+    from core.errors import BudgetError
     from rigscout.cli.render import render_run_summary
     from rigscout.jobs.fastlane_job import run_fast_lane
 
-    report = run_fast_lane(app.settings(), offline=offline)
+    try:
+        report = run_fast_lane(app.settings(), offline=offline)
+    except BudgetError as exc:
+        click.echo(f"Nothing polled: {exc}.")
+        return
     if report is None:
         click.echo("No search is due for a fast-lane poll yet.")
         return
