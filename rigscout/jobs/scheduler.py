@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_MISSED
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -30,6 +31,8 @@ from rigscout.config.load import load_settings
 if TYPE_CHECKING:
     from types import FrameType
 
+    from apscheduler.events import JobExecutionEvent
+    from apscheduler.schedulers.base import BaseScheduler
     from sqlalchemy import Engine
 
     from rigscout.config.load import Settings
@@ -191,5 +194,28 @@ def serve(scheduler: BlockingScheduler) -> None:
     signal.signal(signal.SIGINT, stop)
     job = scheduler.get_job(JOB_ID)
     log.info("scheduler starting; daily job on %s", job.trigger if job else "?")
+
+    def after_daily(event: JobExecutionEvent) -> None:
+        if event.job_id in (JOB_ID, JOB_ID + "-now") and (line := next_run_line(scheduler)):
+            log.info("%s", line)
+
+    if line := next_run_line(scheduler):
+        log.info("%s", line)
+    scheduler.add_listener(after_daily, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR | EVENT_JOB_MISSED)
     scheduler.start()
     log.info("scheduler stopped")
+
+
+def next_run_line(scheduler: BaseScheduler, now: datetime | None = None) -> str | None:
+    """ "next daily run: 2026-11-29 06:00 CET (in 16 h 4 min)", from the daily job's trigger."""
+    job = scheduler.get_job(JOB_ID)
+    if job is None:
+        return None
+    moment = now or datetime.now(scheduler.timezone)
+    when = job.trigger.get_next_fire_time(None, moment)
+    if when is None:
+        return None
+    minutes = max(int((when - moment).total_seconds() // 60), 0)
+    hours, minutes = divmod(minutes, 60)
+    wait = f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    return f"next daily run: {when:%Y-%m-%d %H:%M %Z} (in {wait})"

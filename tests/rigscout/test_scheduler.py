@@ -28,6 +28,8 @@ def test_schedule_runs_the_job_and_shuts_down_cleanly_on_sigterm(engine, tmp_pat
     assert finished, stderr
     assert proc.returncode == 0, stderr
     assert "scheduled run" in stderr and "finished" in stderr
+    # It says when the next daily run is due, at start and after each run.
+    assert stderr.count("next daily run: ") >= 2
     assert "scheduler stopped" in stderr
     # The daily job is kept in the database's job store for the next start.
     assert "apscheduler_jobs" in inspect(engine).get_table_names()
@@ -82,3 +84,25 @@ def test_sigterm_while_a_run_waits_for_the_lock_skips_the_run(engine, tmp_path, 
     assert results == [0]
     with Session(engine) as session:  # and no run was started after the signal
         assert session.scalars(select(RunRow)).all() == []
+
+
+def test_the_next_daily_run_is_named_in_the_users_time_zone(engine, tmp_path):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from rigscout.config.load import load_settings
+    from rigscout.jobs.scheduler import build_scheduler, next_run_line
+
+    config = tmp_path / "rigscout.toml"
+    config.write_text(
+        f'[database]\nurl = "{engine_url(engine)}"\n'
+        '[schedule]\ncron = "0 6 * * *"\ntimezone = "Europe/Berlin"\n',
+        encoding="utf-8",
+    )
+    settings = load_settings(config, {})
+    scheduler = build_scheduler(settings, engine, config_path=None)
+    evening = datetime(2026, 11, 27, 21, 30, tzinfo=ZoneInfo("Europe/Berlin"))
+
+    assert (
+        next_run_line(scheduler, evening) == "next daily run: 2026-11-28 06:00 CET (in 8 h 30 min)"
+    )
