@@ -27,10 +27,15 @@ def load_skus(extra: Sequence[Path] = ()) -> Mapping[str, Sku]:
     return user_skus(extra)
 
 
-def print_deals(console: Console, deals: Sequence[Deal], *, title: str = "Top deals") -> None:
-    console.print(render_deals_table(deals, now=utcnow(), title=title))
+def print_deals(
+    console: Console, deals: Sequence[Deal], *, title: str = "Top deals", wide: bool = False
+) -> None:
+    """The table at the console's width, then each deal's sentence: wrapped at word breaks on a
+    terminal, one line each in a pipe (for grep)."""
+    table = render_deals_table(deals, now=utcnow(), title=title, width=console.width, wide=wide)
+    console.print(table)
     for line in render_deal_reasons(deals):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print(line, highlight=False, markup=False, soft_wrap=not console.is_terminal)
 
 
 def deal_json(deal: Deal) -> dict[str, object]:

@@ -40,36 +40,83 @@ def render_discount(discount: float | None) -> str:
     return f"-{discount:.0%}" if discount >= 0 else f"+{-discount:.0%}"
 
 
-def render_deals_table(deals: Sequence[Deal], *, now: datetime, title: str = "Top deals") -> Table:
-    """One row per deal, 80 columns wide: what it is, its landed unit price, its place against
-    the market with the evidence behind it, its score, and what to know before buying.
+def render_deals_table(
+    deals: Sequence[Deal],
+    *,
+    now: datetime,
+    title: str = "Top deals",
+    width: int = 80,
+    wide: bool = False,
+) -> Table:
+    """One row per deal, ``width`` columns wide: what it is (the catalog model beside the
+    seller's title), its landed unit price, its place against the market with the evidence
+    behind it, its score, and what to know before buying.
 
+    Prices, discounts and scores are never cut. The model keeps its width first (it tells two
+    "NVIDIA TESLA V100 …" rows apart), then the notes, and the title takes what is left, cut
+    with "…" or, with ``wide``, wrapped whole. Under 80 columns the notes give way (each
+    deal's sentence below the table says the same), then the title.
     Landed: ``~`` an estimated freight is included, ``*`` shipping unknown, ``→`` a running
     auction at its predicted end (its current bid and time left are in Notes).
     """
+    rows = [_deal_cells(i, deal, now) for i, deal in enumerate(deals, 1)]
+    model = min(max((len(r[1]) for r in rows), default=5), 18)
+    # "#", Landed, vs market and Score at their widest cell (or heading): never cut.
+    fixed = sum(
+        max([len(head), *(len(r[k]) for r in rows)])
+        for k, head in ((0, "#"), (3, "Landed"), (4, "vs market"), (5, "Score"))
+    )
+    notes = min(max((width - fixed) // 5, 10), 28) if width >= 80 else 0
+
+    def gaps(columns: int) -> int:  # per column: its padding, the box's divider or edge
+        return 3 * columns
+
+    base = 5 + bool(notes)  # #, Model, Landed, vs market, Score (+ Notes)
+    listing = width - fixed - model - notes - gaps(base + 1)
+    if listing < 8:  # too narrow for a useful title: the model takes the room
+        listing = 0
+        model = max(min(width - fixed - notes - gaps(base), 18), 5)
     table = Table(
         title=title,
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         caption="→ auction at its predicted end  ~ estimated freight  * shipping unknown",
     )
-    table.add_column("#", justify="right")
-    table.add_column("Listing", overflow="ellipsis", no_wrap=True, max_width=24)
+    cut = {"overflow": "fold"} if wide else {"overflow": "ellipsis", "no_wrap": True}
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("Model", width=model, **cut)
+    if listing:
+        table.add_column("Listing", width=listing, **cut)
     table.add_column("Landed", justify="right", no_wrap=True)
     table.add_column("vs market", no_wrap=True)
     table.add_column("Score", justify="right", no_wrap=True)
-    table.add_column("Notes", min_width=12, max_width=20)
-    for i, deal in enumerate(deals, 1):
-        lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
-        table.add_row(
-            str(i),
-            escape(lot + deal.title),
-            render_landed(deal),
-            render_market(deal),
-            f"{deal.score:.0f}",
-            escape(", ".join(render_notes(deal, now))),
-        )
+    if notes:
+        table.add_column("Notes", width=notes)
+    for cells in rows:
+        shown = [cells[0], cells[1]] + ([cells[2]] if listing else []) + list(cells[3:6])
+        table.add_row(*shown, *([cells[6]] if notes else []))
     return table
+
+
+def _deal_cells(i: int, deal: Deal, now: datetime) -> tuple[str, ...]:
+    lot = f"{deal.quantity}x " if deal.quantity > 1 else ""
+    return (
+        str(i),
+        escape(short_model(deal.sku_name)),
+        escape(lot + deal.title),
+        render_landed(deal),
+        render_market(deal),
+        f"{deal.score:.0f}",
+        escape(", ".join(render_notes(deal, now))),
+    )
+
+
+def short_model(name: str) -> str:
+    """The catalog name without the maker and product line everyone knows: "Tesla V100 SXM2
+    16GB" reads "V100 SXM2 16GB", "NVIDIA GeForce RTX 3090 24GB" reads "RTX 3090 24GB"."""
+    for prefix in ("NVIDIA ", "AMD ", "Tesla ", "GeForce ", "Radeon ", "Instinct "):
+        name = name.removeprefix(prefix)
+    return name.split(" (")[0]
 
 
 def render_landed(deal: Deal) -> str:

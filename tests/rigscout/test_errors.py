@@ -7,8 +7,11 @@ of each command gets values a user could mistype, and the answer must be an ``Er
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 import time
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import click
@@ -17,9 +20,11 @@ from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from core import fmt
 from db.engine import open_engine
 from db.models import ListingRow, ObservationRow, RunRow
 from rigscout.cli.main import cli
+from rigscout.cli.render import short_model
 from tests.rigscout.helpers import (
     DEMO,
     collector_config,
@@ -261,3 +266,23 @@ def test_a_limit_too_large_to_mean_anything_is_a_usage_error(tmp_path: Path, com
     assert result.exit_code == 2
     assert "Invalid value for '--limit'" in result.output
     assert "unexpected" not in result.output
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120, 200])
+def test_the_deals_table_uses_the_width_it_has_and_never_cuts_a_price(config: Path, columns):
+    args = ["--config", str(config), "rank", "--limit", "15"]
+    result = CliRunner().invoke(cli, args, env={"COLUMNS": str(columns)})
+    deals = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    table = result.output.split("\n1. ")[0].splitlines()
+
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in table) <= columns
+    assert max(len(line) for line in table) >= columns - 12  # the width is used
+    for deal in deals:  # each row: its model in full and its landed price uncut
+        number = re.compile(rf"^ {{0,2}}{deals.index(deal) + 1} {{2,}}\S")
+        row = next(line for line in table if number.match(line))
+        price = fmt.money(Decimal(str(deal["landed_unit_price"])), "USD")
+        assert price in row, (columns, row)
+        assert short_model(deal["sku_name"])[:12] in row
+    titles = [line for line in table if "Listing" in line]
+    assert bool(titles) is (columns >= 120)  # the seller's title once there is room for it

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     help="Also list the listings a risk flag kept out, with their flags.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON list instead of a table.")
+@click.option("--wide", is_flag=True, help="Whole titles and models, wrapped, instead of cut.")
 @pass_app
 @handle_errors
 def rank(
@@ -63,6 +64,7 @@ def rank(
     include_parts: bool,
     include_flagged: bool,
     as_json: bool,
+    wide: bool,
 ) -> None:
     """Show the top deals among stored listings.
 
@@ -103,11 +105,12 @@ def rank(
         click.echo(_empty_hint(ranking.skipped, filtered=bool(sku or category or max_price)))
         return
     if ranking.deals:
-        print_deals(app.console, ranking.deals)
+        print_deals(app.console, ranking.deals, wide=wide)
     if flagged:  # a view with nothing in it prints nothing, not an empty table
-        print_deals(app.console, flagged, title="Kept out by a risk flag (see each reason)")
+        title = "Kept out by a risk flag (see each reason)"
+        print_deals(app.console, flagged, title=title, wide=wide)
     if parts:
-        print_deals(app.console, parts, title="Parts and accessories (never deals)")
+        print_deals(app.console, parts, title="Parts and accessories (never deals)", wide=wide)
     skipped = ", ".join(
         f"{n} {reason.replace('_', ' ')}" for reason, n in ranking.skipped.items() if n
     )
