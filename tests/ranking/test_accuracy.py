@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import NormalizeError
 from core.models import Category, Included, Kind, Normalized
-from tests.conftest import FIXTURES, SHARED
+from tests.conftest import FIXTURES, SHARED, missing_shared
 from tests.support.accuracy import (
     COLUMNS,
     AccuracyReport,
@@ -89,7 +89,7 @@ def test_every_catalog_sku_is_labeled_and_every_label_is_a_catalog_sku(
 ) -> None:
     catalog_file = SHARED / "catalog-skus.csv"
     if not catalog_file.exists():
-        pytest.skip(f"{catalog_file} is not present next to the project")
+        missing_shared(f"{catalog_file} is not present next to the project")
     with catalog_file.open(encoding="utf-8") as handle:
         catalog = {row["sku"]: row["category"] for row in csv.DictReader(handle)}
     labeled_skus = {case.sku for case in labeled if case.sku}

@@ -19,7 +19,7 @@ from ranking.auction import (
 )
 from ranking.auction_watch import BidSeen, WatchedAuction, watched_snapshots
 from ranking.rows import SoldRow
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, missing_shared
 from tests.support.auction_bids import (
     BidHistory,
     ProxyBid,
@@ -127,7 +127,7 @@ def test_a_malformed_file_names_what_is_wrong(text, message):
 def test_the_rebuilt_prices_end_where_ebay_recorded_them():
     path = SAMPLES / "datasets" / "auction_bid_histories_2003.csv"
     if not path.exists():
-        pytest.skip(f"{path} is not on this machine")
+        missing_shared(f"{path} is not on this machine")
     histories = parse_bid_histories(path.read_text("utf-8"))
 
     rebuilt = [visible_price(h, h.duration)[0] == h.final for h in histories]

@@ -12,7 +12,7 @@ import pytest
 from core.errors import NormalizeError
 from core.models import Category
 from ranking.catalog import CATALOG_DIR, Catalog, Sku, load_catalog
-from tests.conftest import SHARED
+from tests.conftest import SHARED, missing_shared
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +23,7 @@ CATALOG = load_catalog()
 
 def _shared_rows() -> list[dict[str, str]]:
     if not SHARED_SKUS.exists():
-        pytest.skip(f"{SHARED_SKUS} is not present next to the project")
+        missing_shared(f"{SHARED_SKUS} is not present next to the project")
     with SHARED_SKUS.open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
@@ -99,7 +99,7 @@ def test_t181_g20_warns_about_its_external_12v_supply() -> None:
 def test_every_row_cites_a_source_and_unverified_ones_say_so() -> None:
     reference = SHARED / "reference"
     if not reference.exists():
-        pytest.skip("shared reference tables are not present")
+        missing_shared(f"{reference} (the shared reference tables) is not present")
     marked = {}
     for name in ("gpu-specs.csv", "server-specs.csv"):
         with (reference / name).open(encoding="utf-8", newline="") as handle:

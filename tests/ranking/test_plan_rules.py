@@ -12,7 +12,7 @@ from core.models import Category
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import FIT_FILE, load_fits, load_plan_rules, parse_fit_row
-from tests.conftest import SHARED
+from tests.conftest import SHARED, missing_shared
 
 CATALOG = list(load_catalog())
 RULES = load_plan_rules()
@@ -47,7 +47,10 @@ def test_every_pcie_card_of_the_catalog_has_a_width_and_a_cooling():
 
 def test_card_widths_agree_with_the_reference_table_and_cite_what_it_read():
     """Where the reference table read its sources, the width is its width and cites them."""
-    with (SHARED / "reference" / "gpu-specs.csv").open(encoding="utf-8", newline="") as handle:
+    table = SHARED / "reference" / "gpu-specs.csv"
+    if not table.exists():
+        missing_shared(f"{table} is not present next to the project")
+    with table.open(encoding="utf-8", newline="") as handle:
         reference = {row["sku"]: row for row in csv.DictReader(handle)}
     with FIT_FILE.open(encoding="utf-8", newline="") as handle:
         fits = [row for row in csv.DictReader(handle) if row["slot_width"]]
