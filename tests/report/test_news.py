@@ -13,7 +13,7 @@ from core.settings import RankSettings
 from db.store import save_listings
 from rigscout.cli.deal_view import load_skus
 from rigscout.outputs.report.load import load_report_data
-from rigscout.outputs.report.page import render_deal_rows
+from rigscout.outputs.report.page import render_deal_rows, render_report
 from rigscout.outputs.report.settings import ReportSettings
 from tests.db.test_exact_money import NOW, P40, listing
 
@@ -60,3 +60,31 @@ def test_on_a_stores_first_day_new_is_left_unsaid(engine):
     rows = rows_by_item(engine, NOW)
 
     assert all("new since yesterday" not in r.news for r in rows.values())
+
+
+def test_the_history_chart_on_the_page_says_exactly_the_stored_landed_prices(engine):
+    """Seeded listings with known prices: the page's chart for their SKU shows each sale at its
+    landed price and the day's asking band from the cheapest to the dearest landed price
+    (unknown shipping at the estimated freight, a lot of two per card), in dollars."""
+    sold = replace(listing("9", "199.00", "6.00"), sold_date=(NOW - timedelta(days=2)).date())
+    lot = replace(listing("lot", "440.00", "0.00", title="2x NVIDIA Tesla P40 24GB lot"))
+    with Session(engine) as session, session.begin():
+        items = [
+            (sold, P40),
+            (listing("1", "189.99", "10.01"), P40),
+            (lot, replace(P40, quantity=2)),
+        ]
+        items.append((listing("2", "230.00", None), P40))  # + $25 estimated freight
+        save_listings(session, items, search="p40", run_id=None, now=NOW)
+    with Session(engine) as session:
+        data = load_report_data(
+            session, load_skus(), RankSettings(), ReportSettings(profiles=("llm-inference",)),
+            now=NOW,
+        )  # fmt: skip
+
+    page = render_report(data)
+    chart = page[page.index('<figure id="h-nvidia-tesla-p40"') :]
+    chart = chart[: chart.index("</figure>")]
+
+    assert "2026-11-18: sold $205.00" in chart
+    assert "2026-11-20: asking $200.00–$255.00" in chart  # $200, $220 a card, $255
