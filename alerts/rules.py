@@ -98,19 +98,28 @@ def match_rules(
 
 
 def rule_matches(deal: Deal, rule: AlertRule, profile: str | None = None) -> bool:
-    """True when ``deal`` meets every condition of ``rule`` the ranking alone decides."""
+    """True when ``deal`` meets every condition of ``rule`` the ranking alone decides (one deal
+    at a time, cheaply: a run asks it of every ranked listing to pick the ones to explain)."""
     tests, _ = _conditions(rule, profile, None, None)
-    return all(test.mask(_column(test.field, [getattr(deal, test.field)]))[0] for test in tests)
+    return all(test.holds(getattr(deal, test.field)) for test in tests)
 
 
 @dataclass(frozen=True, slots=True)
 class _Test:
-    """One condition on a figure of the deal, ``field`` ``op`` ``value``, as an array test:
-    ``match_rules`` asks it of every deal at once, ``rule_matches`` of one."""
+    """One condition on a figure of the deal, ``field`` ``op`` ``value``: ``mask`` asks it of
+    every deal at once (``match_rules``), ``holds`` of one (``rule_matches``). The two stand
+    side by side, and a test compares them on random deals."""
 
     field: str
     op: str  # "in", "le", "ge"
     value: Any
+
+    def holds(self, figure: Any) -> bool:
+        if self.op == "in":
+            return bool(figure in self.value)
+        if figure is None:  # a deal without a market has no discount: it proves nothing
+            return False
+        return bool(figure <= self.value if self.op == "le" else figure >= self.value)
 
     def mask(self, column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         if self.op == "in":

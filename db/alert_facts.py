@@ -41,15 +41,14 @@ class SeenPrice:
 
 def load_first_prices(session: Session, listing_ids: Collection[int]) -> list[SeenPrice]:
     """Each listing's first observation (its price when rigscout first saw it)."""
-    first = (
-        select(func.min(ObservationRow.id))
-        .where(ObservationRow.listing_id.in_(ids))
-        .group_by(ObservationRow.listing_id)
-        for ids in _chunks(sorted(listing_ids))
-    )
     rows: list[SeenPrice] = []
-    for ids in first:
-        rows += _seen(session, ObservationRow.id.in_(ids))
+    for chunk in _chunks(sorted(listing_ids)):
+        firsts = (
+            select(func.min(ObservationRow.id))  # saved in the order rigscout saw them
+            .where(ObservationRow.listing_id.in_(chunk))
+            .group_by(ObservationRow.listing_id)
+        )
+        rows += _seen(session, ObservationRow.id.in_(firsts))
     return rows
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from alerts.rules import Match, RuleFacts, match_rules
+from alerts.rules import Match, RuleFacts, match_rules, rule_matches
 from core.models import BuyingFormat, Category
 from tests.alerts.factories import make_deal, make_rule
 
@@ -135,3 +135,34 @@ def test_max_per_run_caps_a_noisy_rule_at_its_best_ranked_deals():
         ("noisy", 2),
     ]
     assert len([m for m in matched if m.rule is quiet]) == 5
+
+
+def test_one_deal_at_a_time_and_all_at_once_agree():
+    """``rule_matches`` (one deal, as the run picks the deals to explain) and ``match_rules``
+    (every deal at once) apply the same conditions, on random deals and rules."""
+    import random
+
+    rng = random.Random(3)
+    skus = ["v100-sxm2-16gb", "p40-24gb", "sys-4028gr-trt"]
+    deals = [
+        make_deal(
+            i,
+            sku=rng.choice(skus),
+            category=rng.choice(list(Category)),
+            landed_unit_price=f"{rng.randint(5000, 40000) / 100:.2f}",
+            score=rng.uniform(0, 100),
+            discount=rng.choice([None, rng.uniform(-0.5, 0.6)]),
+        )
+        for i in range(300)
+    ]
+    for _ in range(40):
+        rule = make_rule(
+            skus=tuple(rng.sample(skus, rng.randint(0, 2))),
+            category=rng.choice([None, "gpu", "server"]),
+            max_price=rng.choice([None, Decimal(rng.randint(60, 400))]),
+            min_score=rng.choice([None, rng.uniform(0, 100)]),
+            min_discount=rng.choice([None, rng.uniform(-0.2, 0.4)]),
+        )
+        at_once = {m.deal.listing_id for m in match_rules(deals, [rule])}
+        one_by_one = {d.listing_id for d in deals if rule_matches(d, rule)}
+        assert at_once == one_by_one, rule
