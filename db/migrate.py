@@ -33,14 +33,42 @@ PG_MIGRATION_LOCK = 0x7269_6773_636F
 MIGRATION_WAIT = 600.0  # seconds another process's migration may take before we give up
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head", *, adopt: bool = False) -> None:
     """Migrate the database to ``revision`` in one transaction (atomic on PostgreSQL).
 
     Two processes migrating one database at once take turns: a PostgreSQL advisory lock, or
     a file lock next to the SQLite file; the second then finds the schema up to date.
+    A SQLite file that holds another application's tables (and no rigscout revision) is
+    refused unless ``adopt`` (``rigscout db upgrade --force``): a mistyped ``[database] url``
+    must not add rigscout's tables to someone else's file.
     """
     with _sqlite_migration_lock(engine):
+        if not adopt:
+            _refuse_foreign_sqlite(engine)
         _upgrade(engine, revision)
+
+
+def _refuse_foreign_sqlite(engine: Engine) -> None:
+    if engine.dialect.name != "sqlite":
+        return
+    try:
+        with engine.connect() as conn:
+            names = [
+                row[0]
+                for row in conn.execute(
+                    text("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                )
+                if not str(row[0]).startswith("sqlite_")
+            ]
+    except DBAPIError:
+        return  # not readable as SQLite: the migration says why
+    if names and "alembic_version" not in names:
+        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        raise StoreError(
+            f"{describe_url(engine.url)} holds another application's tables ({shown}) and no "
+            "rigscout schema: point [database] url at a new file, or run "
+            "`rigscout db upgrade --force` to add rigscout's tables to it anyway"
+        )
 
 
 @contextlib.contextmanager

@@ -286,3 +286,25 @@ def test_the_deals_table_uses_the_width_it_has_and_never_cuts_a_price(config: Pa
         assert short_model(deal["sku_name"])[:12] in row
     titles = [line for line in table if "Listing" in line]
     assert bool(titles) is (columns >= 120)  # the seller's title once there is room for it
+
+
+def test_another_applications_sqlite_file_is_refused_until_forced(tmp_path: Path):
+    import sqlite3
+
+    other = tmp_path / "contacts.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE contacts (id INTEGER, name TEXT)")
+    config = write_config(tmp_path, f"sqlite:///{other}")
+    args = ["--config", str(config)]
+
+    run = CliRunner().invoke(cli, [*args, "run", "--offline", str(DEMO), "--no-alerts"])
+    with sqlite3.connect(other) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    forced = CliRunner().invoke(cli, [*args, "db", "upgrade", "--force"])
+
+    assert run.exit_code == 2
+    assert run.output.startswith("Error: ")
+    assert "holds another application's tables (contacts)" in run.output
+    assert "`rigscout db upgrade --force`" in run.output
+    assert tables == {"contacts"}  # nothing of rigscout's was added
+    assert forced.exit_code == 0 and "Database at revision" in forced.output

@@ -130,13 +130,18 @@ def safe_url(url: str) -> str:
     return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
 
 
-def open_store(settings: Settings) -> Engine:
-    """The database, created or migrated to the current schema (``init``, ``run``, ``import``)."""
+def open_store(settings: Settings, *, adopt: bool = False) -> Engine:
+    """The database, created or migrated to the current schema (``init``, ``run``, ``import``);
+    ``adopt``: also a SQLite file holding another application's tables (``db upgrade --force``)."""
     from db.engine import open_engine
     from db.migrate import upgrade
 
     engine = open_engine(settings.database_url)
-    upgrade(engine)
+    try:
+        upgrade(engine, adopt=adopt)
+    except BaseException:
+        engine.dispose()
+        raise
     return engine
 
 

@@ -53,9 +53,14 @@ def db() -> None:
 
 
 @db.command("upgrade")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Also add rigscout's tables to a SQLite file that holds another application's.",
+)
 @pass_app
 @handle_errors
-def db_upgrade(app: AppContext) -> None:
+def db_upgrade(app: AppContext, force: bool) -> None:
     """Apply the database migrations (run and init do this on their own).
 
     Example:
@@ -64,7 +69,7 @@ def db_upgrade(app: AppContext) -> None:
     """
     from db.migrate import current_revision
 
-    engine = open_store(app.settings())
+    engine = open_store(app.settings(), adopt=force)
     click.echo(f"Database at revision {current_revision(engine)}.")
     engine.dispose()
 
