@@ -105,10 +105,16 @@ def finish_run(
     session.commit()
 
 
-def save_run_interrupted(session: Session, run_id: int, *, now: datetime) -> None:
-    """Mark a run stopped by the user (Ctrl-C) "interrupted" at ``now``, and commit."""
+def save_run_interrupted(
+    session: Session, run_id: int, *, now: datetime, counts: RunCounts | None = None
+) -> None:
+    """Mark a run stopped by the user (Ctrl-C) "interrupted" at ``now``, with what it had done
+    by then (``counts``), and commit."""
+    done = asdict(counts) if counts is not None else {}
     session.execute(
-        update(RunRow).where(RunRow.id == run_id).values(status="interrupted", finished_at=now)
+        update(RunRow)
+        .where(RunRow.id == run_id)
+        .values(status="interrupted", finished_at=now, **done)
     )
     session.commit()
 

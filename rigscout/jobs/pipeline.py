@@ -154,7 +154,8 @@ def run_daily(
         stale = STALE_AFTER if plan.lease_key else timedelta(0)
         save_interrupted_runs(session, now(), stale_after=stale)
         run_id = start_run(session, source=plan.source, now=now())
-    with _interrupted_on_ctrl_c(engine, run_id, now):
+    tally = _Tally()
+    with _interrupted_on_ctrl_c(engine, run_id, now, tally):
         try:
             totals, failures, requests, taken = _collect_all(
                 plan,
@@ -164,6 +165,7 @@ def run_daily(
                 run_id=run_id,
                 now=now,
                 on_step=on_step,
+                tally=tally,
             )
         except UnreachableError as exc:
             with Session(engine) as session:
@@ -210,16 +212,35 @@ def run_daily(
         )
 
 
+@dataclass
+class _Tally:
+    """What the collection has done so far, for a run stopped halfway to record."""
+
+    saved: SaveCounts = field(default_factory=lambda: SaveCounts(0, 0, 0, 0))
+    requests: int = 0
+    searches: int = 0
+
+    def counts(self) -> RunCounts:
+        return RunCounts(
+            searches=self.searches,
+            requests=self.requests,
+            listings_seen=self.saved.seen,
+            listings_new=self.saved.new_listings,
+            observations_new=self.saved.new_observations,
+        )
+
+
 @contextlib.contextmanager
 def _interrupted_on_ctrl_c(
-    engine: Engine, run_id: int, now: Callable[[], datetime]
+    engine: Engine, run_id: int, now: Callable[[], datetime], tally: _Tally
 ) -> Iterator[None]:
-    """Ctrl-C: what was saved stays (each page is its own transaction); the run says so."""
+    """Ctrl-C: what was saved stays (each page is its own transaction); the run says so, with
+    what it had done (``rigscout runs`` shows the searches, requests and listings)."""
     try:
         yield
     except KeyboardInterrupt:
         with Session(engine) as session:
-            save_run_interrupted(session, run_id, now=now())
+            save_run_interrupted(session, run_id, now=now(), counts=tally.counts())
         raise
 
 
@@ -232,15 +253,19 @@ def _collect_all(
     run_id: int,
     now: Callable[[], datetime],
     on_step: Callable[[str], None],
+    tally: _Tally | None = None,
 ) -> tuple[SaveCounts, list[SearchFailure], int, int]:
     """Collect every search this run takes; returns the totals, the failures, the requests
-    sent (failed searches' too) and how many searches the run took in hand."""
+    sent (failed searches' too) and how many searches the run took in hand. ``tally`` follows
+    along, for a run stopped halfway."""
+    tally = tally or _Tally()
     totals = SaveCounts(0, 0, 0, 0)
     failures: list[SearchFailure] = []
     requests = 0
     taken = 0
     for search in _searches_for(plan, engine, now):
         taken += 1
+        tally.searches = taken
         failed_before = len(failures)
         for mode in search.modes:
             on_step(f"{search.name} ({mode.value})")
@@ -268,11 +293,13 @@ def _collect_all(
                 log.warning("search %s (%s) failed: %s", search.name, mode.value, exc)
                 failures.append(SearchFailure(search.name, mode.value, redact(str(exc)), exc.url))
                 requests += exc.requests
+                tally.requests = requests
                 if isinstance(exc, RateLimitedError):
                     _defer(engine, search, exc, now())
                 continue
             totals = totals + counts
             requests += spent
+            tally.saved, tally.requests = totals, requests
         if plan.lease_key:
             with Session(engine) as session:
                 ok = len(failures) == failed_before

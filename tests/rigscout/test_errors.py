@@ -308,3 +308,36 @@ def test_another_applications_sqlite_file_is_refused_until_forced(tmp_path: Path
     assert "`rigscout db upgrade --force`" in run.output
     assert tables == {"contacts"}  # nothing of rigscout's was added
     assert forced.exit_code == 0 and "Database at revision" in forced.output
+
+
+@pytest.mark.slow
+def test_a_run_stopped_halfway_records_what_it_had_done(tmp_path: Path):
+    """`rigscout runs` after a Ctrl-C: the searches, requests and listings saved before it,
+    not zeros."""
+    from sqlalchemy import func
+
+    with FakeEbay() as fake:
+        serve_demo_pages(fake)
+        extra = collector_config(fake.base_url, rate=4.0)
+        config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", extra=extra)
+        assert CliRunner().invoke(cli, ["--config", str(config), "init"]).exit_code == 0
+        engine = open_engine(f"sqlite:///{tmp_path / 'r.db'}")
+        proc = rigscout_process(["--config", str(config), "run", "--no-alerts"])
+        deadline = time.monotonic() + 60
+        saved = 0
+        while saved < 20 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)  # wait until a few searches are saved
+            with Session(engine) as session:
+                saved = session.scalar(select(func.count()).select_from(ListingRow)) or 0
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    with Session(engine) as session:
+        run = session.scalars(select(RunRow)).one()
+        listings = session.scalar(select(func.count()).select_from(ListingRow))
+    engine.dispose()
+
+    assert proc.returncode == 130
+    assert run.status == "interrupted"
+    assert run.listings_new == listings and listings >= 20
+    assert run.observations_new >= listings and run.searches >= 1
+    assert 0 < run.requests <= fake.count()
