@@ -127,3 +127,21 @@ def test_open_on_a_machine_with_no_browser_says_where_the_page_is(engine, tmp_pa
 
     assert result.exit_code == 0
     assert f"open {(site / 'index.html').resolve()} in one" in result.output
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_exit_2(engine, tmp_path):
+    import socket
+
+    config = write_config(tmp_path, engine_url(engine))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            cli,
+            ["--config", str(config), "report", "-o", str(tmp_path / "site"), "--serve",
+             "--port", str(port)],
+        )  # fmt: skip
+
+    assert result.exit_code == 2
+    assert f"Error: cannot serve on 127.0.0.1:{port}: Address already in use" in result.output

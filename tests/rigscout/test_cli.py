@@ -80,7 +80,7 @@ def test_parse_prints_the_stable_contract_for_every_listing(tmp_path: Path):
 def test_parse_of_a_captcha_page_fails_with_a_clear_message():
     load_sample("html", "block_security-measure_2026-08.html")
     result = invoke(["parse", str(SAMPLES / "html" / "block_security-measure_2026-08.html")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an input file rigscout cannot read, as the README's table says
     assert "Error:" in result.output
 
 
@@ -174,3 +174,19 @@ def test_a_view_with_nothing_in_it_prints_no_empty_table(tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert "Top deals" in result.output
     assert "Kept out by a risk flag" not in result.output  # no P40 was kept out
+
+
+def test_a_page_or_csv_that_cannot_be_read_is_an_input_error_exit_2(tmp_path):
+    page = tmp_path / "junk.html"
+    page.write_text("<html><body>nothing here</body></html>", encoding="utf-8")
+    csv = tmp_path / "junk.csv"
+    csv.write_text("a,b\n1,2\n", encoding="utf-8")
+    config = tmp_path / "rigscout.toml"
+    config.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "r.db"}"\n', encoding="utf-8")
+
+    parsed = invoke(["parse", str(page)])
+    imported = invoke(["--config", str(config), "import", str(csv)])
+
+    assert (parsed.exit_code, imported.exit_code) == (2, 2)
+    assert parsed.output.startswith("Error: unknown results layout")
+    assert imported.output.startswith("Error: not a Terapeak sold-listings CSV")

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from core.errors import ConfigError, LockedError, RigscoutError, StoreError
+from core.errors import (
+    BlockedError,
+    ConfigError,
+    LockedError,
+    ParseError,
+    RigscoutError,
+    StoreError,
+)
 from core.secrets import redact
 from rigscout.config.load import Settings, load_settings, resolve_config_path
 
@@ -80,7 +87,9 @@ def exit_code_for(exc: BaseException) -> tuple[int, str]:
         return EXIT_INTERRUPTED, "interrupted (nothing half-saved: each search is all or nothing)"
     if isinstance(exc, LockedError):
         return EXIT_LOCKED, str(exc)
-    if isinstance(exc, ConfigError | StoreError):
+    if isinstance(exc, ConfigError | StoreError | ParseError | BlockedError):
+        # A page that cannot be read reaches here only as a file the user named (`parse`,
+        # `import`): the daily job handles a search page's own as that search's failure.
         return EXIT_ERROR, str(exc)
     if isinstance(exc, RigscoutError):
         return EXIT_PARTIAL, str(exc)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from core.errors import ConfigError
 from rigscout.cli.commands.app import AppContext, handle_errors, open_existing_store, pass_app
 
 DEFAULT_DIR = Path("rigscout-report")
@@ -68,7 +69,7 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
         try:
             server = open_server(folder, port)
         except OSError as exc:
-            raise click.ClickException(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}") from exc
+            raise ConfigError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}") from exc
         serve_forever(server, lambda url: click.echo(f"Serving {url} (Ctrl-C to stop)"))
 
 
