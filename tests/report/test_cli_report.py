@@ -145,3 +145,26 @@ def test_serve_on_a_port_in_use_is_one_line_and_exit_2(engine, tmp_path):
 
     assert result.exit_code == 2
     assert f"Error: cannot serve on 127.0.0.1:{port}: Address already in use" in result.output
+
+
+def test_a_report_build_tells_each_step_as_it_starts(engine, tmp_path):
+    from core.clock import utcnow
+    from rigscout.cli.commands.report import REPORT_STEPS
+    from rigscout.cli.deal_view import load_skus
+    from rigscout.config.load import load_settings
+    from rigscout.outputs.report.build import write_report
+
+    settings = load_settings(write_config(tmp_path, engine_url(engine)), {})
+    heard: list[str] = []
+
+    write_report(
+        engine, settings, tmp_path / "site", skus=load_skus(), now=utcnow(), on_step=heard.append
+    )
+
+    assert heard == [
+        "ranking the listings",
+        "planning the rigs",
+        "drawing the page",
+        "writing the page",
+    ]
+    assert len(heard) == REPORT_STEPS  # the progress bar's length

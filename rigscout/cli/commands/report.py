@@ -13,6 +13,7 @@ import click
 from core.errors import ConfigError
 from rigscout.cli.commands.app import AppContext, handle_errors, open_existing_store, pass_app
 
+REPORT_STEPS = 4  # rank, plan, draw, write (rigscout/outputs/report/build.py)
 DEFAULT_DIR = Path("rigscout-report")
 
 
@@ -48,6 +49,7 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
 
     from core.clock import utcnow
     from rigscout.cli.deal_view import load_skus
+    from rigscout.cli.render import progress_bar
     from rigscout.outputs.report.build import write_report
     from rigscout.outputs.report.serve import open_server
     from rigscout.outputs.report.serve import serve as serve_forever
@@ -55,9 +57,11 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
     settings = app.settings()
     folder = output_dir or settings.report.dir or DEFAULT_DIR
     engine = open_existing_store(settings)
-    page = write_report(
-        engine, settings, folder, skus=load_skus(settings.catalog_extra), now=utcnow()
-    )
+    with progress_bar(app.console, REPORT_STEPS) as step:  # shown on a terminal only
+        page = write_report(
+            engine, settings, folder, skus=load_skus(settings.catalog_extra), now=utcnow(),
+            on_step=step,
+        )  # fmt: skip
     engine.dispose()
     click.echo(f"Wrote {page}")
     if open_ and not webbrowser.open(page.resolve().as_uri()):

@@ -21,7 +21,7 @@ from rigscout.outputs.report.page import render_report
 from rigscout.outputs.report.rigs import load_report_rigs, report_targets
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from datetime import date, datetime
 
     from sqlalchemy import Engine
@@ -41,12 +41,15 @@ def write_report(
     skus: Mapping[str, Sku],
     now: datetime,
     plans: Sequence[RigPlan] | None = None,
+    on_step: Callable[[str], None] = lambda _: None,
 ) -> Path:
     """Build the report as of ``now`` into ``out_dir`` and return the page's path.
 
     ``plans`` None: each ``[[plan]]`` target's best rig from the store (``rigs.py``).
     The page is written to a temporary file and renamed, so a reader never sees half a page.
+    ``on_step`` hears each step as it starts (the CLI's progress bar).
     """
+    on_step("ranking the listings")
     with collector_paused():
         since = history_start(now, settings.report)
         # The price-history scan is SQL (it runs outside the GIL) and the rankings are Python:
@@ -64,13 +67,16 @@ def write_report(
                     plan_profiles=_plan_profiles(settings) if plans is None else (),
                 )
                 if plans is None:
+                    on_step("planning the rigs")
                     plans = load_report_rigs(session, settings, skus, data.plan_deals, now=now)
+        on_step("drawing the page")
         html = render_report(
             data,
             plans=plans,
             top_per_sku=settings.report.top_per_sku,
             min_sales=settings.rank.min_sales,
         )
+    on_step("writing the page")
     return save_page(out_dir, html)
 
 
