@@ -1,5 +1,5 @@
 """``python -m rigscout`` is the ``rigscout`` command."""
 
-from rigscout.cli.main import cli
+from rigscout.cli.entry import main
 
-cli()
+main()

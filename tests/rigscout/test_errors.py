@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import re
 import signal
+import subprocess
+import sys
 import time
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import click
 import pytest
@@ -27,15 +29,13 @@ from rigscout.cli.main import cli
 from rigscout.cli.render import short_model
 from tests.rigscout.helpers import (
     DEMO,
+    ROOT,
     collector_config,
     rigscout_process,
     serve_demo_pages,
     write_config,
 )
 from tests.support.fake_ebay import FakeEbay
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 GOOD_ARGS = {"skus": "nvidia-tesla-p40"}
 BAD_BY_NAME = {
@@ -341,3 +341,29 @@ def test_a_run_stopped_halfway_records_what_it_had_done(tmp_path: Path):
     assert run.listings_new == listings and listings >= 20
     assert run.observations_new >= listings and run.searches >= 1
     assert 0 < run.requests <= fake.count()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.02, 0.05, 0.1, 0.15, 0.25])
+def test_ctrl_c_while_the_command_is_still_starting_is_one_line_not_a_traceback(
+    tmp_path: Path, delay
+):
+    script = Path(sys.executable).parent / "rigscout"  # the command a user types
+    proc = subprocess.Popen(
+        [str(script), "catalog", "--json"], cwd=tmp_path, text=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+
+    # Within Python's own start-up (its `site` import, before any line of rigscout runs) the
+    # interpreter reports the interrupt itself; from rigscout's first line on, no traceback
+    # runs through our code, and the command ends with one line and 130 (or had finished).
+    package = str(ROOT / "rigscout")
+    ours = [line for line in stderr.splitlines() if 'File "' in line and package in line]
+    assert ours == [], stderr
+    if "Traceback" not in stderr:
+        assert proc.returncode in (0, 130, -signal.SIGINT), (proc.returncode, stderr)
+    if proc.returncode == 130:
+        assert stderr.strip().splitlines()[-1].startswith("Error: interrupted")

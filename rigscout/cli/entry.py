@@ -1,0 +1,30 @@
+"""The ``rigscout`` command's first lines: a Ctrl-C while Python is still importing the CLI
+ends it the way a later one does (one line, exit 130), not with an import traceback.
+
+Kept apart from ``rigscout.cli.main`` on purpose, and free of imports but the interpreter's
+own modules, so the handler is in place before anything slow is imported.
+"""
+
+import os
+import signal
+import sys
+
+EXIT_INTERRUPTED = 130  # as rigscout.cli.commands.app says for a later Ctrl-C
+MESSAGE = "Error: interrupted (nothing was started)\n"
+
+
+def _early_interrupt(signum: int, frame: object) -> None:
+    sys.stderr.write(MESSAGE)
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)  # mid-import: no clean-up could run safely anyway
+
+
+signal.signal(signal.SIGINT, _early_interrupt)
+
+
+def main() -> None:
+    """Import the CLI under the quiet handler, then hand Ctrl-C back to it and run it."""
+    from rigscout.cli.main import cli
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    cli()
