@@ -135,6 +135,7 @@ def _register() -> None:
         catalog,
         export,
         fastlane,
+        fx,
         ignore,
         plan,
         rank,
@@ -143,7 +144,8 @@ def _register() -> None:
         setup,
     )
 
-    for module in (setup, run, fastlane, rank, plan, report, catalog, export, alerts, ignore):
+    modules = (setup, run, fastlane, rank, plan, report, catalog, export, alerts, ignore, fx)
+    for module in modules:
         for command in module.COMMANDS:
             cli.add_command(command)
 

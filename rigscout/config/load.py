@@ -98,7 +98,7 @@ def load_settings(
     cwd = cwd or Path.cwd()
     raw: dict[str, Any] = {}
     if path is not None:
-        raw = read_toml(path)
+        raw = _with_fx_file(read_toml(path), path)
     settings = _settings_from(raw, environ, cwd, path)
     add_secrets(secret_values(settings))  # masked from here on, wherever text goes
     return settings
@@ -116,6 +116,27 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
     return tuple(s for s in (*api, database) if s) + channel_secrets(
         settings.alerts.channels.values()
     )
+
+
+def _with_fx_file(raw: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``[rank] fx_file``: the rates table read from that file (``rigscout fx update`` writes
+    it), checked as a ``[rank.fx]`` table would be."""
+    rank = raw.get("rank")
+    if not isinstance(rank, dict) or not isinstance(rank.get("fx_file"), str):
+        return raw  # absent, or a wrong type the schema reports
+    name = rank["fx_file"]
+    if "fx" in rank:
+        raise ConfigError(f"{path.name}: [rank]: set fx_file or a [rank.fx] table, not both")
+    rates = path.parent / name
+    try:
+        table = tomllib.loads(rates.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path.name}: [rank] fx_file {rates} does not exist (run `rigscout fx update`)"
+        ) from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path.name}: [rank] fx_file {rates} cannot be read ({exc})") from None
+    return {**raw, "rank": {**rank, "fx": table}}
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -163,8 +163,10 @@ class RankSection(Section):
     min_seller_positive_pct: Annotated[Number, Field(ge=0, le=100)] | None = None
     check_discount: Annotated[float, Field(gt=0, le=1)] | None = None
     freight: FreightSection | None = None
-    # Units of the user's currency per unit of each listed currency, and the rates' date.
+    # Units of the user's currency per unit of each listed currency, and the rates' date;
+    # or the file `rigscout fx update` writes them to (read in place of the table).
     fx: dict[str, Any] | None = None
+    fx_file: str | None = None
 
     @model_validator(mode="after")
     def _check_fx(self) -> RankSection:

@@ -1,0 +1,75 @@
+"""``fx update``: exchange rates from the European Central Bank, dated, in a file of their own."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from core.errors import ConfigError
+from rigscout.cli.commands.app import AppContext, handle_errors, pass_app
+
+RATES_FILE = "fx-rates.toml"
+
+
+@click.group()
+def fx() -> None:
+    """Exchange rates: fetch the ECB's daily reference rates for [rank] fx_file."""
+
+
+@fx.command("update")
+@click.option("--source", default=None, help="Where to read the rates (default: the ECB's).")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"File to write (default: {RATES_FILE} next to the config file).",
+)
+@pass_app
+@handle_errors
+def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
+    """Fetch the ECB's euro reference rates of the day, in your [rank] currency.
+
+    They are written, dated, to fx-rates.toml next to the config; [rank] fx_file =
+    "fx-rates.toml" makes rigscout price listings with them (instead of a [rank.fx] table).
+
+    Example:
+
+        rigscout fx update && rigscout rank
+    """
+    import httpx
+
+    from rigscout.config.load import read_toml, resolve_config_path
+    from scraper.fx import ECB_DAILY, fetch_ecb_rates, rates_in
+
+    config = resolve_config_path(app.config_option, os.environ, Path.cwd())
+    raw = read_toml(config) if config.exists() else {}
+    found = raw.get("rank")
+    rank: dict[str, object] = found if isinstance(found, dict) else {}
+    currency = str(rank.get("currency", "USD")).upper()
+    url = source or ECB_DAILY
+    with httpx.Client(timeout=30, follow_redirects=True) as client:
+        rates = fetch_ecb_rates(client, url)
+    table = rates_in(rates, currency)
+    target = output or config.parent / RATES_FILE
+    lines = [
+        f"# Units of {currency} per unit of each currency: the European Central Bank's euro",
+        f"# reference rates of {rates.day.isoformat()}, re-based on {currency} by",
+        f"# `rigscout fx update` on {datetime.now(UTC):%Y-%m-%d} from {url}",
+        f'date = "{rates.day.isoformat()}"',
+        *(f"{code} = {rate}" for code, rate in table.items()),
+    ]
+    try:
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {target}: {exc.strerror or exc}") from None
+    click.echo(f"Wrote {target}: {len(table)} rates in {currency}, the ECB's of {rates.day}.")
+    if rank.get("fx_file") is None:
+        click.echo(
+            f'To use them: set [rank] fx_file = "{target.name}" in {config.name} and remove '
+            "its [rank.fx] table."
+        )
+
+
+COMMANDS: tuple[click.Command, ...] = (fx,)

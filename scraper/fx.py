@@ -1,0 +1,83 @@
+"""The European Central Bank's daily euro reference rates: fetched and read.
+
+``parse_ecb_rates`` is pure (the XML text in, a dated table out); ``rates_in`` re-bases the
+euro table on the buyer's currency, in the ``[rank.fx]`` sense: units of that currency per
+unit of each other one. ``fetch_ecb_rates`` is the one network call (``rigscout fx update``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree
+
+import httpx
+
+from core.errors import FetchError, ParseError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+ECB_DAILY = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+MAX_BYTES = 1_000_000  # the real file is about 1.5 kB
+PLACES = Decimal("0.000001")
+
+
+@dataclass(frozen=True, slots=True)
+class EcbRates:
+    """Units of each currency per euro, as of ``day``."""
+
+    day: date
+    per_euro: Mapping[str, Decimal]
+
+
+def parse_ecb_rates(text: str) -> EcbRates:
+    """The ECB's ``eurofxref-daily.xml``; anything else is a ``ParseError`` saying why."""
+    if len(text) > MAX_BYTES:
+        raise ParseError(f"not the ECB's daily rates: {len(text):,} bytes")
+    try:
+        root = ElementTree.fromstring(text)  # noqa: S314  (size-capped; no entities expanded)
+    except ElementTree.ParseError as exc:
+        raise ParseError(f"not the ECB's daily rates: {exc}") from None
+    days = [c for c in root.iter() if c.tag.endswith("Cube") and c.get("time")]
+    if len(days) != 1:
+        raise ParseError("not the ECB's daily rates: expected one dated <Cube time=…>")
+    try:
+        day = date.fromisoformat(str(days[0].get("time")))
+        per_euro = {
+            str(c.get("currency")).upper(): Decimal(str(c.get("rate")))
+            for c in days[0]
+            if c.get("currency")
+        }
+    except (ValueError, InvalidOperation) as exc:
+        raise ParseError(f"not the ECB's daily rates: {exc}") from None
+    if not per_euro or any(not r.is_finite() or r <= 0 for r in per_euro.values()):
+        raise ParseError("not the ECB's daily rates: no positive rates")
+    return EcbRates(day, {"EUR": Decimal(1), **per_euro})
+
+
+def rates_in(rates: EcbRates, currency: str) -> dict[str, Decimal]:
+    """Units of ``currency`` per unit of each currency the ECB quotes (``currency`` is 1)."""
+    mine = rates.per_euro.get(currency.upper())
+    if mine is None:
+        quoted = ", ".join(sorted(rates.per_euro))
+        raise ParseError(f"the ECB does not quote {currency.upper()} (it quotes {quoted})")
+    table = {
+        code: (mine / per_euro).quantize(PLACES, rounding=ROUND_HALF_EVEN)
+        for code, per_euro in rates.per_euro.items()
+    }
+    table[currency.upper()] = Decimal(1)
+    return dict(sorted(table.items()))
+
+
+def fetch_ecb_rates(client: httpx.Client, url: str = ECB_DAILY) -> EcbRates:
+    """Download and read the daily rates; a ``FetchError`` when they cannot be had."""
+    try:
+        response = client.get(url)
+    except httpx.HTTPError as exc:
+        raise FetchError(f"cannot fetch the ECB's rates from {url}: {type(exc).__name__}") from None
+    if response.status_code != 200:
+        raise FetchError(f"cannot fetch the ECB's rates from {url}: HTTP {response.status_code}")
+    return parse_ecb_rates(response.text)
