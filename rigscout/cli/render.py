@@ -250,3 +250,25 @@ def progress_bar(console: Console, total: int) -> Iterator[Callable[[str], None]
             progress.update(task, description=label, advance=1)
 
         yield step
+
+
+@contextmanager
+def counting(console: Console, what: str) -> Iterator[Callable[[int], None]]:
+    """A spinner with a running count ("412,000 price points read") on a terminal, nothing
+    elsewhere; yields the callback that adds to the count."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn(f"{{task.completed:,.0f}} {what}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task(what, total=None)
+
+        def add(count: int) -> None:
+            progress.update(task, advance=count)
+
+        yield add

@@ -22,7 +22,7 @@ from db.types import from_units
 from ranking.landed import landed_with_freight
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from sqlalchemy import Engine
 
@@ -111,9 +111,16 @@ def _money(cents: float) -> Decimal:
 
 
 def export_prices(
-    engine: Engine, out: TextIO, flt: ExportFilter, rank: RankSettings, *, freq: str = "day"
+    engine: Engine,
+    out: TextIO,
+    flt: ExportFilter,
+    rank: RankSettings,
+    *,
+    freq: str = "day",
+    on_read: Callable[[int], None] = lambda _: None,
 ) -> ExportCounts:
-    """Write the price summary CSV to ``out``."""
+    """Write the price summary CSV to ``out``; ``on_read`` hears how many price points each
+    chunk read (the CLI's progress)."""
     if freq not in FREQS:
         raise ValueError(f"freq must be one of {', '.join(FREQS)}")
     rows = unpriced = 0
@@ -121,6 +128,7 @@ def export_prices(
     def priced() -> Iterator[pd.DataFrame]:
         nonlocal unpriced
         for chunk in load_price_chunks(engine, flt):
+            on_read(len(chunk))
             done = landed_cents(chunk, rank)
             unpriced += len(chunk) - len(done)
             yield done
@@ -132,13 +140,20 @@ def export_prices(
     return ExportCounts(rows, unpriced)
 
 
-def export_listings(engine: Engine, out: TextIO, flt: ExportFilter) -> int:
+def export_listings(
+    engine: Engine,
+    out: TextIO,
+    flt: ExportFilter,
+    *,
+    on_read: Callable[[int], None] = lambda _: None,
+) -> int:
     """Write every observation with its listing's fields, in chunks; returns the row count."""
     query = listings_query(flt)
     rows = chunks = 0
     with engine.connect() as conn:
         conn = conn.execution_options(stream_results=True)
         for chunks, chunk in enumerate(pd.read_sql(query, conn, chunksize=CHUNK_ROWS), 1):
+            on_read(len(chunk))
             chunk.to_csv(out, header=chunks == 1, index=False, lineterminator="\n")
             rows += len(chunk)
     if chunks == 0:  # no chunk at all: the header alone

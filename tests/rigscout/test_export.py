@@ -124,9 +124,12 @@ def test_chunked_export_equals_a_single_pass(engine, monkeypatch):
 
 
 @pytest.mark.usefixtures("history")
-def test_listings_export_has_every_observation(engine):
+def test_listings_export_has_every_observation_and_counts_them_as_it_reads(engine, monkeypatch):
+    monkeypatch.setattr(export_module, "CHUNK_ROWS", 4)  # two chunks: the count grows twice
     out = io.StringIO()
-    assert export_listings(engine, out, ExportFilter()) == 6
+    heard: list[int] = []
+    assert export_listings(engine, out, ExportFilter(), on_read=heard.append) == 6
+    assert heard == [4, 2]  # what the progress shows on a terminal: 4, then 6 read
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert {r["item_id"] for r in rows} == {"1", "2", "3", "4", "5"}
     assert rows[0]["price"] in {"180.00", "180.0", "180"}

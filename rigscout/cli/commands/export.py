@@ -100,16 +100,18 @@ def export_prices_cmd(
 
         rigscout export prices --category gpu --since 2026-10-01 --freq week
     """
+    from rigscout.cli.render import PipeConsole, counting
     from rigscout.outputs.export import export_prices
 
     flt = _export_filter(skus, category, since, until)
     settings = app.settings()
     engine = open_existing_store(settings)
-    with _output(output) as out:
-        counts = export_prices(engine, out, flt, settings.rank, freq=freq)
+    with _output(output) as out, counting(PipeConsole(stderr=True), "price points read") as read:
+        counts = export_prices(engine, out, flt, settings.rank, freq=freq, on_read=read)
     if counts.unpriced:
         click.echo(
-            f"{counts.unpriced} prices left out: their currency has no rate in [rank.fx_rates]",
+            f"{counts.unpriced} prices left out: their currency has no rate in [rank.fx] "
+            "(or the [rank] fx_file)",
             err=True,
         )
     _report(counts.rows, output)
@@ -133,12 +135,13 @@ def export_listings_cmd(
 
         rigscout export listings --sku nvidia-rtx-3090 -o 3090.csv
     """
+    from rigscout.cli.render import PipeConsole, counting
     from rigscout.outputs.export import export_listings
 
     flt = _export_filter(skus, category, since, until)
     engine = open_existing_store(app.settings())
-    with _output(output) as out:
-        rows = export_listings(engine, out, flt)
+    with _output(output) as out, counting(PipeConsole(stderr=True), "observations read") as read:
+        rows = export_listings(engine, out, flt, on_read=read)
     _report(rows, output)
 
 
