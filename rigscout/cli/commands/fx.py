@@ -10,6 +10,7 @@ import click
 
 from core.errors import ConfigError
 from rigscout.cli.commands.app import AppContext, handle_errors, pass_app
+from rigscout.cli.commands.options import output_option
 
 RATES_FILE = "fx-rates.toml"
 
@@ -21,11 +22,7 @@ def fx() -> None:
 
 @fx.command("update")
 @click.option("--source", default=None, help="Where to read the rates (default: the ECB's).")
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help=f"File to write (default: {RATES_FILE} next to the config file).",
-)
+@output_option("--output", help=f"File to write (default: {RATES_FILE} next to the config file).")
 @pass_app
 @handle_errors
 def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
