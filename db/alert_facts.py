@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
+from db.batches import batches
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.types import from_units, raw_units
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterator, Sequence
+    from collections.abc import Collection
     from datetime import date
     from decimal import Decimal
 
@@ -42,7 +43,7 @@ class SeenPrice:
 def load_first_prices(session: Session, listing_ids: Collection[int]) -> list[SeenPrice]:
     """Each listing's first observation (its price when rigscout first saw it)."""
     rows: list[SeenPrice] = []
-    for chunk in _chunks(sorted(listing_ids)):
+    for chunk in batches(sorted(listing_ids), CHUNK):
         firsts = (
             select(func.min(ObservationRow.id))  # saved in the order rigscout saw them
             .where(ObservationRow.listing_id.in_(chunk))
@@ -111,8 +112,3 @@ def _seen(session: Session, where: Any) -> list[SeenPrice]:
         SeenPrice(int(lid), str(sku or ""), str(category or ""), int(qty), cur, price, ship)
         for lid, sku, category, qty, cur, price, ship in session.execute(stmt)
     ]
-
-
-def _chunks(values: Sequence[int]) -> Iterator[Sequence[int]]:
-    for start in range(0, len(values), CHUNK):
-        yield values[start : start + CHUNK]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sqlalchemy import func, select
 
+from db.batches import batches
 from db.latest import LATEST, LATEST_ID
 from db.models import AlertRow, ListingRow, ObservationRow
 
@@ -43,8 +44,7 @@ def load_listing_news(session: Session, listing_ids: Collection[int]) -> dict[in
     """``ListingNews`` of each listing in ``listing_ids`` (a page's worth)."""
     news: dict[int, ListingNews] = {}
     ids = sorted(set(listing_ids))
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in batches(ids, 500):
         first = dict(
             session.execute(
                 select(ListingRow.id, ListingRow.first_seen).where(ListingRow.id.in_(chunk))

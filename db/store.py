@@ -17,11 +17,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from core.errors import StoreError
 from core.models import BuyingFormat
+from db.batches import batches
 from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterator, Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
     from datetime import date, datetime
 
     from sqlalchemy import Select, Table
@@ -195,7 +196,7 @@ def _load_stored(session: Session, keys: Collection[_Key]) -> dict[_Key, _Stored
         by_marketplace[marketplace].append(item_id)
     stored: dict[_Key, _Stored] = {}
     for marketplace, item_ids in by_marketplace.items():
-        for chunk in _chunks(item_ids):
+        for chunk in batches(item_ids, CHUNK):
             for row in session.execute(_stored_query(marketplace, chunk)):
                 latest = None if row.currency is None else _price_key(row._mapping)
                 stored[(marketplace, row.item_id)] = _Stored(latest, row.sale_source)
@@ -283,7 +284,7 @@ def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
 
 
 def _set_status(session: Session, listing_ids: set[int], status: str) -> None:
-    for chunk in _chunks(sorted(listing_ids)):
+    for chunk in batches(sorted(listing_ids), CHUNK):
         session.execute(update(LISTINGS).where(LISTINGS.c.id.in_(chunk)).values(status=status))
 
 
@@ -385,8 +386,3 @@ def _expire_listings(session: Session) -> None:
     for obj in list(session.identity_map.values()):
         if isinstance(obj, ListingRow | SaleRow):
             session.expire(obj)
-
-
-def _chunks(values: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(values), CHUNK):
-        yield values[start : start + CHUNK]
