@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 from core.errors import AlertError
-from core.models import BuyingFormat, Category, Deal, Flag
+from core.models import BuyingFormat, Category, Deal, Flag, ServerConfig
 from db.models import AlertRow
 from db.outbox import PENDING, load_last_sent, load_open_alert
 
@@ -133,6 +133,12 @@ def render_snapshot(deal: Deal) -> dict[str, object]:
         "seller": deal.seller,
         "seller_feedback": deal.seller_feedback,
         "location": deal.location,
+        "config": deal.config.as_json() if deal.config else None,
+        "config_text": deal.config_text,
+        "reference": [
+            {"label": label, "amount": str(amount), "source": source}
+            for label, amount, source in deal.reference
+        ],
     }
 
 
@@ -195,6 +201,23 @@ def _deal_from(p: dict[str, object]) -> Deal:
         seller=str(p["seller"]) if p.get("seller") else None,
         seller_feedback=_count(p.get("seller_feedback")),
         location=str(p["location"]) if p.get("location") else None,
+        config=ServerConfig.from_json(_dict(p.get("config"))),
+        config_text=str(p["config_text"]) if p.get("config_text") else None,
+        reference=_reference(p.get("reference")),
+    )
+
+
+def _dict(value: object) -> dict[str, object] | None:
+    return value if isinstance(value, dict) else None
+
+
+def _reference(value: object) -> tuple[tuple[str, Decimal, str], ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        (str(line["label"]), Decimal(str(line["amount"])), str(line["source"]))
+        for line in value
+        if isinstance(line, dict)
     )
 
 

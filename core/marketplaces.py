@@ -22,6 +22,7 @@ class Marketplace:
     site: str  # https://www.ebay.com
     currency: str  # ISO 4217
     home: tuple[str, ...]  # places a local seller ships from
+    region: tuple[str, ...] = ()  # abroad but near (freight: `same_region`, not `overseas`)
 
     @property
     def host(self) -> str:
@@ -33,7 +34,9 @@ def marketplaces() -> dict[str, Marketplace]:
     """Every marketplace by code, in the file's order (``EBAY_US`` first)."""
     raw = tomllib.loads(files("core").joinpath("marketplaces.toml").read_text("utf-8"))
     return {
-        code: Marketplace(code, row["site"], row["currency"], tuple(row["home"]))
+        code: Marketplace(
+            code, row["site"], row["currency"], tuple(row["home"]), tuple(row.get("region", ()))
+        )
         for code, row in raw.items()
     }
 

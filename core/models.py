@@ -95,6 +95,87 @@ class Included:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """What a server listing says it comes with, besides its GPUs (``Normalized.includes``).
+
+    ``None`` is "the title does not say"; 0 (or ``"no"``) is "the title says none". Read by
+    ``ranking/server_config.py`` from the title; the ranker compares a server with sales of
+    the same configuration class, or with its chassis plus the parts it includes.
+    """
+
+    heatsinks: str = "unknown"  # GPU heatsinks: "yes", "no" or "unknown"
+    cpus: int | None = None
+    cpu_model: str | None = None  # "E5-2680 v4", "Gold 6138"
+    ram_gb: int | None = None
+    psus: int | None = None
+    psu_watts: int | None = None
+    power_shelf: bool = False  # an OCP 12 V power shelf comes with it
+    drives: str | None = None  # as the title words them: "2x 1.6TB NVMe"
+    board: str | None = None  # a system or GPU board the title names: "X10DRG-O-PCIE"
+
+    def config_class(self, *, gpus: bool) -> str:
+        """The class a like-for-like comparison keeps apart: "gpus" (sold with GPUs), "cpus"
+        (with CPUs or RAM), "heatsinks" (GPU heatsinks, no CPUs) or "barebone"."""
+        if gpus:
+            return "gpus"
+        if self.cpus or self.ram_gb:
+            return "cpus"
+        return "heatsinks" if self.heatsinks == "yes" else "barebone"
+
+    def as_json(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def tag(self) -> str:
+        """The table's short note: "barebone", "CPUs+RAM" or "heatsinks"."""
+        return {"cpus": "CPUs+RAM", "heatsinks": "heatsinks"}.get(
+            self.config_class(gpus=False), "barebone"
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, object] | None) -> ServerConfig | None:
+        if not data:
+            return None
+        return cls(**{k: v for k, v in data.items() if k in cls.__slots__})  # type: ignore[arg-type]
+
+    def describe(self, *, sxm: bool = True) -> str:
+        """ "barebone: no CPUs, RAM or heatsinks" or "2x Gold 6138, 192 GB RAM, no heatsinks".
+        ``sxm``: the host takes SXM modules, whose heatsinks a buyer must budget (a PCIe
+        host's cards bring their own)."""
+        said = []
+        if self.cpus:
+            said.append(f"{self.cpus}x {self.cpu_model}" if self.cpu_model else f"{self.cpus} CPUs")
+        if self.ram_gb:
+            said.append(f"{self.ram_gb} GB RAM")
+        if sxm and self.heatsinks == "yes":
+            said.append("GPU heatsinks")
+        if self.power_shelf:
+            said.append("12 V power shelf")
+        if self.psus or self.psu_watts:
+            watts = f" {self.psu_watts} W" if self.psu_watts else ""
+            said.append(f"{self.psus or 1}x{watts} PSU")
+        if self.drives:
+            said.append(self.drives)
+        missing = [
+            name
+            for name, none in (
+                ("CPUs", not self.cpus),
+                ("RAM", not self.ram_gb),
+                ("heatsinks", sxm and self.heatsinks != "yes"),
+            )
+            if none
+        ]
+        if not said:
+            return f"barebone: no {_listed(missing)}"
+        if missing:
+            said.append(f"no {_listed(missing)}")
+        return ", ".join(said)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+@dataclass(frozen=True, slots=True)
 class Normalized:
     """What a title really is: the catalog SKU (or None), its kind and how many units.
 
@@ -109,6 +190,8 @@ class Normalized:
     quantity: int = 1
     includes: tuple[Included, ...] = ()
     confidence: float = 0.0
+    config: ServerConfig | None = None  # a server's or board's: what else comes with it
+    part: str | None = None  # an accessory that is a priced part (parts.toml): its id
 
     def as_json(self) -> dict[str, object]:
         """The stable ``rigscout normalize`` contract."""
@@ -120,6 +203,8 @@ class Normalized:
             "quantity": self.quantity,
             "includes": [{"sku": i.sku, "quantity": i.quantity} for i in self.includes],
             "confidence": round(self.confidence, 3),
+            "config": self.config.as_json() if self.config else None,
+            "part": self.part,
         }
 
 
@@ -182,6 +267,11 @@ class Deal:
     seller: str | None = None
     seller_feedback: int | None = None
     location: str | None = None  # where it ships from, as the listing says
+    # a server's: what it comes with besides its GPUs, and its reference line by line
+    # ((label, amount, source): source "market", "estimate" or "sales"; they sum to baseline)
+    config: ServerConfig | None = None
+    config_text: str | None = None  # config as a buyer reads it (ServerConfig.describe)
+    reference: tuple[tuple[str, Decimal, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

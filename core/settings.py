@@ -18,6 +18,11 @@ DEFAULT_CURRENCY = "USD"
 # A 4U GPU server goes by LTL freight on a pallet (about $150-300 within the US); a bare board
 # or a card in a box ships as a parcel.
 DEFAULT_FREIGHT = {"server": Decimal(200), "board": Decimal(40), "gpu": Decimal(25)}
+# From abroad the same box costs more: from a neighbour (Canada for eBay US) by road or a
+# cross-border parcel, about half again; from overseas (China, Hong Kong, Taiwan to the US) by
+# air freight, about three times, before customs or import duty (a 4U server by air from Hong
+# Kong runs $500-800; a card by express courier $50-90).
+DEFAULT_FREIGHT_FACTORS = {"region": Decimal("1.5"), "overseas": Decimal(3)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +68,18 @@ class RankSettings:
     window_days: int = 30
     min_sales: int = 3  # fewer sales: the asking prices, else no reference
     strong_sales: int = 8  # this many sales (not too spread) make a strong reference
+    # a thin server market borrows from this many days, then from its family (evidence lowered)
+    pool_window_days: int = 90
     min_seller_feedback: int = 10  # under it: a warning; zero feedback: kept out
     min_seller_positive_pct: Decimal = Decimal(0)  # under it: kept out
     check_discount: float = 0.5  # deeper under the market: "check before buying"
     # Estimated shipping per listing by category when the listing gives none (freight,
     # "not specified", pickup), in the user's currency; marked as estimated wherever shown.
     freight: Mapping[str, Decimal] = field(default_factory=lambda: dict(DEFAULT_FREIGHT))
+    # the estimate's factor by where the listing ships from ("region", "overseas"; home is 1)
+    freight_factors: Mapping[str, Decimal] = field(
+        default_factory=lambda: dict(DEFAULT_FREIGHT_FACTORS)
+    )
 
 
 T = TypeVar("T")

@@ -38,6 +38,8 @@ class SeenPrice:
     currency: str
     price: Decimal
     shipping: Decimal | None
+    marketplace: str = "EBAY_US"
+    location: str | None = None  # where it ships from (freight is estimated from it)
 
 
 def load_first_prices(session: Session, listing_ids: Collection[int]) -> list[SeenPrice]:
@@ -66,7 +68,8 @@ def load_lowest_totals(session: Session, skus: Collection[str], *, since: date) 
     asking = (
         select(
             ObservationRow.listing_id, ListingRow.sku, ListingRow.category, ListingRow.quantity,
-            ObservationRow.currency, known, func.min(total),
+            ObservationRow.currency, known, func.min(total), ListingRow.marketplace,
+            ListingRow.location,
         )
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(
@@ -76,7 +79,7 @@ def load_lowest_totals(session: Session, skus: Collection[str], *, since: date) 
         )
         .group_by(
             ObservationRow.listing_id, ListingRow.sku, ListingRow.category, ListingRow.quantity,
-            ObservationRow.currency, known,
+            ObservationRow.currency, known, ListingRow.marketplace, ListingRow.location,
         )
     )  # fmt: skip
     sold = (
@@ -84,6 +87,7 @@ def load_lowest_totals(session: Session, skus: Collection[str], *, since: date) 
             SaleRow.listing_id, ListingRow.sku, ListingRow.category, ListingRow.quantity,
             SaleRow.currency, SaleRow.shipping.is_not(None),
             raw_units(SaleRow.price) + func.coalesce(raw_units(SaleRow.shipping), 0),
+            ListingRow.marketplace, ListingRow.location,
         )
         .join(ListingRow, ListingRow.id == SaleRow.listing_id)
         .where(*wanted, SaleRow.sold_date > since)
@@ -92,10 +96,11 @@ def load_lowest_totals(session: Session, skus: Collection[str], *, since: date) 
         SeenPrice(
             int(listing_id), str(sku), str(category), int(quantity), str(currency),
             from_units(int(low), 2), from_units(0, 2) if shipping_known else None,
+            marketplace, location,
         )
         for stmt in (asking, sold)
-        for listing_id, sku, category, quantity, currency, shipping_known, low
-        in session.execute(stmt)
+        for listing_id, sku, category, quantity, currency, shipping_known, low, marketplace,
+        location in session.execute(stmt)
     ]  # fmt: skip
 
 
@@ -104,11 +109,14 @@ def _seen(session: Session, where: Any) -> list[SeenPrice]:
         select(
             ObservationRow.listing_id, ListingRow.sku, ListingRow.category, ListingRow.quantity,
             ObservationRow.currency, ObservationRow.price, ObservationRow.shipping,
+            ListingRow.marketplace, ListingRow.location,
         )
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(where)
     )  # fmt: skip
     return [
-        SeenPrice(int(lid), str(sku or ""), str(category or ""), int(qty), cur, price, ship)
-        for lid, sku, category, qty, cur, price, ship in session.execute(stmt)
-    ]
+        SeenPrice(
+            int(lid), str(sku or ""), str(category or ""), int(qty), cur, price, ship, market, at,
+        )
+        for lid, sku, category, qty, cur, price, ship, market, at in session.execute(stmt)
+    ]  # fmt: skip

@@ -79,8 +79,8 @@ def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
 def _auction(rows: list[Any]) -> WatchedAuction | None:
     listing_id, end_time = rows[0][:2]
     final = sold_row(rows[0][2 : 2 + len(SOLD_COLUMNS)])
-    if final is None:
-        return None
+    if final.includes:
+        return None  # a server sold with GPUs: its price is not its SKU's market
     seen = tuple(
         BidSeen(observed_at, price, shipping, bids)
         for (*_, observed_at, price, shipping, bids) in rows

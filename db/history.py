@@ -64,6 +64,8 @@ def price_points_query(engine: Engine, flt: HistoryFilter) -> AnySelect:
             ListingRow.quantity,
             raw_units(ObservationRow.price).label("price"),
             raw_units(ObservationRow.shipping).label("shipping"),
+            ListingRow.marketplace,
+            ListingRow.location,
         )
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(ObservationRow.status == "active")
@@ -77,6 +79,8 @@ def price_points_query(engine: Engine, flt: HistoryFilter) -> AnySelect:
         ListingRow.quantity,
         raw_units(SaleRow.price).label("price"),
         raw_units(SaleRow.shipping).label("shipping"),
+        ListingRow.marketplace,
+        ListingRow.location,
     ).join(ListingRow, ListingRow.id == SaleRow.listing_id)
     parts = [
         _filtered(part.where(ListingRow.sku.is_not(None), ListingRow.kind == "item"), column, flt)
@@ -157,6 +161,8 @@ def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
             known.label("known"),
             func.min(total),
             func.max(total),
+            ListingRow.marketplace,
+            ListingRow.location,
         )
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(
@@ -168,16 +174,16 @@ def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
         )
         .group_by(
             ListingRow.sku, ListingRow.category, day, ListingRow.quantity,
-            ObservationRow.currency, known,
+            ObservationRow.currency, known, ListingRow.marketplace, ListingRow.location,
         )
     )  # fmt: skip
     return [
         AskingRow(
             str(sku), str(category), _as_date(when), int(quantity), currency, bool(shipping_known),
-            from_units(int(low), 2), from_units(int(high), 2),
+            from_units(int(low), 2), from_units(int(high), 2), marketplace, location,
         )
-        for sku, category, when, quantity, currency, shipping_known, low, high
-        in session.execute(stmt)
+        for sku, category, when, quantity, currency, shipping_known, low, high, marketplace,
+        location in session.execute(stmt)
     ]  # fmt: skip
 
 

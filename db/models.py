@@ -101,6 +101,9 @@ class ListingRow(Base):
     quantity: Mapped[int] = mapped_column(Integer, default=1)
     includes: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list)
     confidence: Mapped[float] = mapped_column(Float, default=0.0)
+    # a server's or board's configuration (core.models.ServerConfig.as_json), else NULL
+    config: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
+    part: Mapped[str | None] = mapped_column(String(40), index=True)  # parts.toml id
 
     observations: Mapped[list[ObservationRow]] = relationship(
         back_populates="listing", order_by="ObservationRow.observed_at"

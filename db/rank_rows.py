@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, cast, func, select
 
-from core.models import Included
+from core.models import Included, ServerConfig
 from db.latest import LATEST, LATEST_ID
 from db.models import ListingRow, SaleRow
 from ranking.rows import ActiveRow, SoldRow
@@ -50,6 +50,7 @@ _ACTIVE_COLUMNS = (
     ListingRow.condition,
     ListingRow.image_url,
     ListingRow.seller,
+    cast(ListingRow.config, String),
 )
 
 
@@ -68,8 +69,49 @@ def load_active_rows(session: Session) -> list[ActiveRow]:
         values = list(r)
         values[13] = _utc(values[13])
         values[14] = _included(values[14])
+        values[21] = _config(values[21])
         rows.append(ActiveRow(*values))
     return rows
+
+
+def load_active_parts(session: Session) -> list[ActiveRow]:
+    """Active listings of priced parts (heatsinks, power shelves): ``sku`` is the part's id
+    and ``quantity`` how many the listing sells."""
+    columns = list(_ACTIVE_COLUMNS)
+    columns[5] = ListingRow.part
+    stmt = (
+        select(*columns)
+        .join(LATEST, LATEST.id == LATEST_ID)
+        .where(
+            ListingRow.status == "active",
+            ListingRow.kind == "accessory",
+            ListingRow.part.is_not(None),
+        )
+    )
+    rows = []
+    for r in session.connection().execute(stmt).all():
+        values = list(r)
+        values[13] = _utc(values[13])
+        values[14] = ()
+        values[21] = None
+        rows.append(ActiveRow(*values))
+    return rows
+
+
+def load_part_sales(session: Session, *, now: datetime, days: int) -> list[SoldRow]:
+    """Sales of priced parts in the last ``days`` (their ``sku`` is the part's id)."""
+    today = now.astimezone(UTC).date() if now.tzinfo else now.date()
+    stmt = (
+        select(*SOLD_COLUMNS)
+        .join(ListingRow, ListingRow.id == SaleRow.listing_id)
+        .where(
+            SaleRow.sold_date > today - timedelta(days=days),
+            SaleRow.sold_date <= today,
+            ListingRow.kind == "accessory",
+            ListingRow.part.is_not(None),
+        )
+    )
+    return [sold_row(values) for values in session.connection().execute(stmt).all()]
 
 
 def load_active_count(session: Session) -> int:
@@ -85,7 +127,8 @@ def load_unmatched_count(session: Session) -> int:
     return int(session.execute(stmt).scalar_one())
 
 
-# A sale as the market reads it: its listing's SKU, lot size and included GPUs, and the sale.
+# A sale as the market reads it: its listing's SKU, lot size and included GPUs, and the sale;
+# then what kind of listing it was, its priced part and its server configuration.
 SOLD_COLUMNS = (
     ListingRow.sku,
     ListingRow.quantity,
@@ -96,35 +139,60 @@ SOLD_COLUMNS = (
     SaleRow.shipping,
     SaleRow.best_offer_accepted,
     SaleRow.source,
+    ListingRow.kind,
+    ListingRow.part,
+    cast(ListingRow.config, String),
 )
 
 
-def sold_row(values: Sequence[Any]) -> SoldRow | None:
-    """The ``SOLD_COLUMNS`` of one sale as a ``SoldRow``; None for a server sold with GPUs."""
-    sku, quantity, includes, price, currency, sold_date, shipping, best_offer, source = values
-    if _included(includes):
-        return None
+def sold_row(values: Sequence[Any]) -> SoldRow:
+    """The ``SOLD_COLUMNS`` of one sale as a ``SoldRow`` (a priced part's: kind "part")."""
+    sku, quantity, includes, price, currency, sold_date, shipping, best_offer, source = values[:9]
+    kind, part, config = values[9:]
+    if kind != "item" and part:
+        return SoldRow(
+            part, quantity, price, currency, sold_date, shipping, bool(best_offer), source, "part"
+        )
     return SoldRow(
-        str(sku), quantity, price, currency, sold_date, shipping, bool(best_offer), source
+        str(sku),
+        quantity,
+        price,
+        currency,
+        sold_date,
+        shipping,
+        bool(best_offer),
+        source,
+        includes=_included(includes),
+        config=_config(config),
     )
 
 
-def load_sold_rows(session: Session, *, now: datetime, window_days: int) -> list[SoldRow]:
-    """Sales of single catalog items (no parts, no servers sold with GPUs) in the window."""
+def load_sold_rows(
+    session: Session, *, now: datetime, window_days: int, server_days: int = 0
+) -> list[SoldRow]:
+    """Sales of catalog items in the window: cards and boards, servers with what they came
+    with (over ``server_days`` when longer: a thin server market borrows from it), and the
+    priced parts' sales (heatsinks, power shelves) over the same longer window."""
     today = now.astimezone(UTC).date() if now.tzinfo else now.date()
     since: date = today - timedelta(days=window_days)
+    longer: date = today - timedelta(days=max(window_days, server_days))
+    recent = SaleRow.sold_date > since
     stmt = (
         select(*SOLD_COLUMNS)
         .join(ListingRow, ListingRow.id == SaleRow.listing_id)
         .where(
-            SaleRow.sold_date > since,
+            SaleRow.sold_date > longer,
             SaleRow.sold_date <= today,
-            ListingRow.kind == "item",
-            ListingRow.sku.is_not(None),
+            (
+                (ListingRow.kind == "item")
+                & ListingRow.sku.is_not(None)
+                & (recent | (ListingRow.category == "server"))
+            )
+            | ((ListingRow.kind == "accessory") & ListingRow.part.is_not(None)),
         )
     )
     rows = session.connection().execute(stmt).all()
-    return [sale for values in rows if (sale := sold_row(values)) is not None]
+    return [sold_row(values) for values in rows]
 
 
 def load_includes(session: Session, listing_ids: Iterable[int]) -> dict[int, tuple[Included, ...]]:
@@ -152,6 +220,13 @@ def _included(text: str | None) -> tuple[Included, ...]:
         for i in raw
         if isinstance(i, dict) and i.get("sku")
     )
+
+
+def _config(text: str | None) -> ServerConfig | None:
+    if not text or text == "null":
+        return None
+    raw = json.loads(text)
+    return ServerConfig.from_json(raw) if isinstance(raw, dict) else None
 
 
 def _utc(moment: datetime | None) -> datetime | None:

@@ -33,7 +33,16 @@ if TYPE_CHECKING:
 CHUNK = 2000
 CENT = Decimal("0.01")
 IMPORT_SOURCES = ("import", "terapeak")
-_NORMALIZED_COLUMNS = ("sku", "category", "kind", "quantity", "includes", "confidence")
+_NORMALIZED_COLUMNS = (
+    "sku",
+    "category",
+    "kind",
+    "quantity",
+    "includes",
+    "confidence",
+    "config",
+    "part",
+)
 _OBSERVED_COLUMNS = ("price", "price_max", "shipping", "currency", "bids", "status")
 _REPLACED_COLUMNS = ("title", "url", "buying_format", "currency", "status", "last_seen")
 # A page that omits these (sold pages show no seller) must not erase what another page showed.
@@ -296,6 +305,8 @@ def _normalized_values(norm: Normalized) -> dict[str, Any]:
         "quantity": norm.quantity,
         "includes": [{"sku": i.sku, "quantity": i.quantity} for i in norm.includes],
         "confidence": norm.confidence,
+        "config": norm.config.as_json() if norm.config else None,
+        "part": norm.part,
     }
 
 

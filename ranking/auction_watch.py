@@ -111,7 +111,7 @@ class _Markets:
         self._points: dict[str, list[SalePoint]] = {}
         self._dates: dict[str, list[date]] = {}
         for sale in sorted(sales, key=lambda s: s.sold_date):
-            if (point := sale_point(sale, settings)) is not None:
+            if sale.own_market and (point := sale_point(sale, settings)) is not None:
                 self._points.setdefault(sale.sku, []).append(point)
                 self._dates.setdefault(sale.sku, []).append(sale.sold_date)
         # Keyed by the slice of sales, so days with the same sales in the window share one.

@@ -41,6 +41,9 @@ class ReasonFacts:
     baseline: Decimal | None = None
     market: Market | None = None
     parts_value: Decimal | None = None  # server: server baseline + included GPUs at market
+    reference: str | None = None  # a server's reference in words: "chassis $780 + ... = $900"
+    config: str | None = None  # a server's configuration: "barebone: no CPUs, RAM or heatsinks"
+    chassis: bool = False  # the market is a server's chassis: its sales, their parts taken out
     metric: str | None = None  # "compute", "bandwidth", "vram" or "slots"
     metric_basis: str | None = None  # "FP16 tensor", "FP16", "FP32" for compute
     price_per_metric: float | None = None
@@ -74,6 +77,7 @@ def render_reason(facts: ReasonFacts) -> str:
 
 def _price_clause(f: ReasonFacts) -> str:
     price = fmt.money(f.landed, f.currency)
+    name = f"{f.sku_name} ({f.config})" if f.config else f.sku_name
     lot = f" each (lot of {f.quantity})" if f.quantity > 1 else ""
     where = "landed"
     if f.freight_estimated:
@@ -81,9 +85,9 @@ def _price_clause(f: ReasonFacts) -> str:
     elif not f.shipping_known:
         where = "before shipping (shipping unknown)"
     if not f.auction:
-        return f"{f.sku_name} at {price} {where}{lot}"
+        return f"{name} at {price} {where}{lot}"
     bid = fmt.money(f.current_bid if f.current_bid is not None else f.landed, f.currency)
-    head = f"{f.sku_name} auction: current bid {bid}{lot}{_left_clause(f)}"
+    head = f"{name} auction: current bid {bid}{lot}{_left_clause(f)}"
     if f.predicted_low is None or f.predicted_high is None:
         return f"{head} ({where})"
     low = fmt.money(f.predicted_low, f.currency)
@@ -115,18 +119,23 @@ def _market_clause(f: ReasonFacts) -> str:
     what = f"the {m.window_days}-day sold median of {median}"
     if m.source == "asking":
         what = f"the median asking price of {median}"
-    if f.parts_value is not None:
+    if f.reference is not None:
+        what = f.reference
+    elif f.parts_value is not None:
         what = f"{median} for the same parts at market"
     pct = round(abs(f.discount) * 100)
     place = "at" if pct == 0 else f"{pct}% under" if f.discount > 0 else f"{pct}% over"
-    return f"{place} {what} ({_evidence_note(m)})"
+    return f"{place} {what} ({_evidence_note(m, chassis=f.chassis)})"
 
 
-def _evidence_note(m: Market) -> str:
+def _evidence_note(m: Market, *, chassis: bool = False) -> str:
     """How much the reference can be trusted: count, window, spread, outliers, tier."""
     if m.source == "asking":
         return f"{_plural(m.count, 'asking price')}, too few sales: weak evidence"
-    notes = [f"{_plural(m.count, 'sale')} in {m.window_days} days"]
+    family = " of its family" if m.evidence == "pooled" else ""
+    notes = [f"{_plural(m.count, 'sale')}{family} in {m.window_days} days"]
+    if chassis:
+        notes[0] += ", their parts taken out"
     if m.upper_bound_count:
         notes.append(_plural(m.upper_bound_count, "best-offer upper bound"))
     if m.presumed_count:

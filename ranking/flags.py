@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from core.errors import ConfigError
 from core.marketplaces import marketplaces
 from core.models import Flag
 from core.text import match_form
+from ranking.origin import OVERSEAS, abroad, ship_origin
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
     from ranking.rows import ActiveRow
 
-_US_STATE = re.compile(r",\s*[A-Z]{2}$")
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|\*")
 _PHRASE_WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?|\*")  # "desc*": a prefix
 
@@ -243,7 +243,10 @@ def flag_listing(
         label = f"seller's positive feedback is {pct or 'unknown'}%"
         flags.append(signals.flag("seller_low_positive", label))
     if _abroad(row, signals):
-        flags.append(signals.flag("ships_from_abroad", f"ships from {row.location}"))
+        label = f"ships from {row.location}"
+        if ship_origin(row.marketplace, row.location) == OVERSEAS:
+            label += " (overseas: customs or import duty may apply)"
+        flags.append(signals.flag("ships_from_abroad", label))
     return tuple(flags)
 
 
@@ -251,15 +254,4 @@ def _abroad(row: ActiveRow, signals: Signals) -> bool:
     home = signals.home.get(row.marketplace)
     if not row.location or not home:
         return False
-    return _abroad_from(row.marketplace, row.location, home)
-
-
-@lru_cache(maxsize=4096)  # a day's listings ship from a few hundred distinct places
-def _abroad_from(marketplace: str, location: str, home: tuple[str, ...]) -> bool:
-    location = match_form(location)
-    if not location:
-        return False
-    if marketplace == "EBAY_US" and _US_STATE.search(location):
-        return False
-    lowered = location.casefold()
-    return not any(name in lowered for name in home)
+    return abroad(row.marketplace, row.location, home)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
+from ranking.origin import ship_origin
+
 if TYPE_CHECKING:
     from core.settings import RankSettings
 
@@ -77,8 +79,16 @@ def landed_with_freight(
     currency: str,
     category: str,
     settings: RankSettings,
+    *,
+    marketplace: str,
+    location: str | None,
 ) -> Landed | None:
     """``landed_unit_price`` with the category's estimated freight standing in for unknown
-    shipping: what the ranking, the report and the export all call a listing's landed price."""
+    shipping: what the ranking, the report and the export all call a listing's landed price.
+    From a neighbouring country or overseas (``ranking/origin.py``) the estimate is
+    ``freight_factors`` times the domestic one."""
     freight = settings.freight.get(category)
+    factor = settings.freight_factors.get(ship_origin(marketplace, location))
+    if freight is not None and factor is not None:
+        freight = (freight * factor).quantize(CENT)
     return landed_unit_price(price, shipping, quantity, currency, settings, freight=freight)

@@ -11,6 +11,7 @@ The strength of the reference is its evidence tier:
 - ``strong``: at least ``strong_sales`` sales (default 8) with an interquartile spread no wider
   than half the median;
 - ``thin``: at least ``min_sales`` sales (default 3), or more sales spread too widely;
+- ``pooled``: a server's chassis from its family's sales (``ranking/server_market.py``);
 - ``asking``: too few sales, but at least ``min_sales`` active fixed-price asking prices;
 - ``none``: neither: no reference, no discount.
 """
@@ -37,7 +38,7 @@ PRESUMED_WEIGHT = Decimal("0.5")
 OUTLIER_MADS = 3.0
 OUTLIER_MIN_RATIO = 1.35  # never drop a price within 35 % of the median
 MAX_STRONG_SPREAD = 0.5  # interquartile range over median
-EVIDENCE_WEIGHT = {"strong": 1.0, "thin": 0.5, "asking": 0.25, "none": 0.0}
+EVIDENCE_WEIGHT = {"strong": 1.0, "thin": 0.5, "pooled": 0.35, "asking": 0.25, "none": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,8 @@ def score_market(
     since = today - timedelta(days=settings.window_days)
     sold: dict[str, list[SalePoint]] = {}
     for sale in sales:
+        if not sale.own_market:
+            continue
         if since < sale.sold_date <= today and (point := sale_point(sale, settings)) is not None:
             sold.setdefault(sale.sku, []).append(point)
     markets: dict[str, Market] = {}

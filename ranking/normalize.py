@@ -8,6 +8,7 @@ An accessory comes back with ``sku`` None: it is not the SKU it fits, and is nev
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from ranking.normalize_features import Features, extract_features
 from ranking.normalize_lots import count_near, find_lot_cues
 from ranking.normalize_parts import sells_a_part
 from ranking.normalize_vocab import load_vocabulary
+from ranking.server_config import load_parts, parse_part, parse_server_config
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -59,7 +61,26 @@ class Normalizer:
         category_id: str | None = None,
         specifics: Mapping[str, str] | None = None,
     ) -> Normalized:
-        """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER."""
+        """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER.
+
+        A server or board also says what else it comes with (``config``); an accessory that
+        is a priced part (``parts.toml``) says which, and how many (``part``, ``quantity``).
+        """
+        norm = self._classify(title, category_id, specifics)
+        if norm.category in (Category.SERVER, Category.BOARD):
+            host = self.catalog.get(norm.sku) if norm.sku else None
+            form = (host.gpu_form_factor if host else None) or ""
+            sxm = bool(norm.includes) and (host is None or form.startswith("SXM"))
+            return replace(norm, config=parse_server_config(title, sxm_gpus_included=sxm))
+        if norm.kind is Kind.ACCESSORY:
+            found = parse_part(title, load_parts().parts.values())
+            if found is not None:
+                return replace(norm, part=found[0], quantity=found[1])
+        return norm
+
+    def _classify(
+        self, title: str, category_id: str | None, specifics: Mapping[str, str] | None
+    ) -> Normalized:
         f = extract_features(title, self.vocabulary, specifics)
         by_kind = f.by_kind
         if self._one_plain_card(f, category_id, specifics):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
 from core.models import Category
+from ranking.plan_bom import PartPrices, bom_total, heatsink_line, host_bom, needs_heatsink
 from ranking.plan_cheapest import cheapest_sets
 from ranking.plan_explain import explain_plans, plan_warnings
 from ranking.plan_fit import (
@@ -33,13 +34,16 @@ from ranking.plan_fit import (
     workstation_host,
 )
 from ranking.profiles import load_profiles
+from ranking.server_config import load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
 
-    from core.models import Included
+    from core.models import Included, ServerConfig
     from ranking.catalog import Sku
+    from ranking.plan_bom import BomLine
+    from ranking.plan_cheapest import Found
     from ranking.plan_rules import PlanRules, Workstation
 
 ZERO = Decimal(0)
@@ -64,6 +68,8 @@ class Offer:
     includes: tuple[Included, ...] = ()
     notes: tuple[str, ...] = ()  # the ranker's warning flags, as a buyer reads them
     marketplace: str = "EBAY_US"
+    config: ServerConfig | None = None  # a server's: what it comes with besides GPUs
+    heatsink: str = "unknown"  # an SXM module's: "yes", "no" (sold without) or "unknown"
 
     @property
     def price(self) -> Decimal:
@@ -130,6 +136,8 @@ class Plan:
     warnings: tuple[str, ...] = ()
     explanation: str = ""
     order: float = field(default=0.0, compare=False)
+    bom: tuple[BomLine, ...] = ()  # what else it needs to run: power shelf, CPUs, RAM, heatsinks
+    measure: str = ""  # what plans are ordered by per dollar (plan.toml [order] measure)
 
     @property
     def parts(self) -> tuple[PlanPart, ...]:
@@ -161,23 +169,34 @@ def plan_rigs(
     *,
     currency: str = "USD",
     now: datetime | None = None,
+    parts: PartPrices | None = None,
 ) -> list[Plan]:
-    """The best plan per (host, GPU SKU) pair, best first, at most ``target.limit``."""
+    """The best plan per (host, GPU SKU) pair, best first, at most ``target.limit``.
+
+    A plan's total is everything the rig needs to run (``ranking/plan_bom.py``): a barebone's
+    CPUs and RAM, a 12 V host's power shelf, heatsinks for modules sold without; ``parts``
+    prices them (default: the estimates alone)."""
     check_target(target)
+    parts = parts or PartPrices(load_parts())
     hosts, by_gpu = split_offers(offers, skus, rules, target)
-    candidates = candidate_hosts(hosts, target)
+    candidates = candidate_hosts(hosts, target, parts)
     fitting = fitting_gpus(candidates, by_gpu.keys(), skus, rules, target)
     most = max((h.free_slots for h in candidates), default=0)
     limit = target.max_auctions
-    cheapest = {g: cheapest_sets(by_gpu.get(g, []), most, limit) for g in {g for _, g in fitting}}
-    best: dict[tuple[str, str], Rig] = {}
-    picks: dict[tuple[str, str], tuple[Offer, ...]] = {}
-    costs: dict[tuple[str, str], Decimal] = {}
+    tables: dict[tuple[str, str], list[list[Found | None]]] = {}
+    best: dict[PlanKey, Rig] = {}
+    picks: dict[PlanKey, tuple[Offer, ...]] = {}
+    costs: dict[PlanKey, Decimal] = {}
     for host, gpu_sku in fitting:
         host_auctions = 1 if limit is not None and host.offer and host.offer.auction else 0
         if limit is not None and host_auctions > limit:
             continue
-        table = cheapest[gpu_sku][(limit - host_auctions) if limit is not None else 0]
+        variant = _heatsink_variant(host)
+        if (gpu_sku, variant) not in tables:
+            priced = _with_heatsinks(by_gpu.get(gpu_sku, []), host, parts)
+            tables[gpu_sku, variant] = cheapest_sets(priced, most, limit)
+        table = tables[gpu_sku, variant][(limit - host_auctions) if limit is not None else 0]
+        extras = host.price + bom_total(host_bom(host, parts))
         for added in range(host.free_slots + 1):
             found = table[added] if added < len(table) else None
             if found is None:
@@ -185,15 +204,67 @@ def plan_rigs(
             rig = check_rig(host, skus[gpu_sku], added, target, rules)
             if rig is None:
                 continue
-            cost = host.price + found[0]
+            cost = extras + found[0]
             if target.budget is not None and cost > target.budget:
                 continue
-            key = (host.sku, gpu_sku)
+            key = plan_key(host, gpu_sku)
             if key not in costs or cost < costs[key]:
                 best[key], picks[key], costs[key] = rig, found[1], cost
-    plans = [build_plan(best[k], picks[k], rules, target, currency, now) for k in best]
+    originals = {o.listing_id: o for group in by_gpu.values() for o in group}
+    plans = [
+        build_plan(
+            best[k],
+            [originals[o.listing_id] for o in picks[k]],
+            rules,
+            target,
+            currency,
+            now,
+            parts,
+        )
+        for k in best
+    ]
     shown = select_plans(plans, target.limit)
     return explain_plans(shown, more=len(plans) > len(shown))
+
+
+PlanKey = tuple[str, str, bool]
+
+
+def plan_key(host: Host, gpu_sku: str) -> PlanKey:
+    """One plan per host model, GPU model and whether the host comes with its GPUs: a complete
+    machine is shown beside the cheapest way to assemble one, and the cheaper comes first."""
+    return host.sku, gpu_sku, host.included_units > 0
+
+
+def rig_cost(host: Host, bought: Sequence[Offer], parts: PartPrices) -> Decimal:
+    """What the rig costs to run: the host, its GPUs and its bill of materials."""
+    return (
+        host.price + sum((o.price for o in bought), ZERO) + bom_total(rig_bom(host, bought, parts))
+    )
+
+
+def rig_bom(host: Host, bought: Sequence[Offer], parts: PartPrices) -> tuple[BomLine, ...]:
+    """The host's needs, then heatsinks for the modules that need them."""
+    count = sum(o.units for o in bought if needs_heatsink(host, o.heatsink))
+    heatsinks = heatsink_line(count, parts)
+    return (*host_bom(host, parts), *([heatsinks] if heatsinks else []))
+
+
+def _heatsink_variant(host: Host) -> str:
+    """Hosts alike in which modules need a heatsink share one knapsack table."""
+    if not host.form_factor.startswith("SXM") or host.offer is None:
+        return "none"
+    config = host.offer.config
+    return config.heatsinks if config is not None else "unknown"
+
+
+def _with_heatsinks(offers: Sequence[Offer], host: Host, parts: PartPrices) -> list[Offer]:
+    """The GPU offers priced with the heatsink each unit needs in ``host`` (for the search)."""
+    unit = parts.heatsink()[0]
+    return [
+        replace(o, unit_price=o.unit_price + unit) if needs_heatsink(host, o.heatsink) else o
+        for o in offers
+    ]
 
 
 def split_offers(
@@ -215,21 +286,25 @@ def split_offers(
     return hosts, by_gpu
 
 
-def candidate_hosts(hosts: Sequence[Host], target: Target) -> list[Host]:
-    """Per host model and included GPUs, the cheapest listing (and cheapest auction, when
-    auctions are limited): a dearer listing of the same machine never makes a better plan."""
-    chosen: dict[tuple[object, ...], Host] = {}
+def candidate_hosts(hosts: Sequence[Host], target: Target, parts: PartPrices) -> list[Host]:
+    """Per host model, included GPUs and heatsink state, the listing cheapest to run (its price
+    and its bill of materials; the cheapest auction too, when auctions are limited): a dearer
+    way to the same machine never makes a better plan."""
+    chosen: dict[tuple[object, ...], tuple[tuple[Decimal, int], Host]] = {}
     for host in hosts:
         offer = host.offer
         auction = target.max_auctions is not None and offer is not None and offer.auction
-        key = (host.sku, host.included.sku if host.included else None, host.included_units, auction)
-        if key not in chosen or _host_rank(host) < _host_rank(chosen[key]):
-            chosen[key] = host
-    return list(chosen.values())
-
-
-def _host_rank(host: Host) -> tuple[Decimal, int]:
-    return host.price, host.offer.listing_id if host.offer else 0
+        key = (
+            host.sku,
+            host.included.sku if host.included else None,
+            host.included_units,
+            auction,
+            _heatsink_variant(host),
+        )
+        rank = (host.price + bom_total(host_bom(host, parts)), offer.listing_id if offer else 0)
+        if key not in chosen or rank < chosen[key][0]:
+            chosen[key] = (rank, host)
+    return [host for _, host in chosen.values()]
 
 
 def fitting_gpus(
@@ -259,10 +334,12 @@ def build_plan(
     target: Target,
     currency: str,
     now: datetime | None,
+    parts: PartPrices,
 ) -> Plan:
     """The plan a buyer reads for ``rig`` built from the ``bought`` GPU listings."""
     host = rig.host
-    total = host.price + sum((o.price for o in bought), ZERO)
+    bom = rig_bom(host, bought, parts)
+    total = host.price + sum((o.price for o in bought), ZERO) + bom_total(bom)
     auctions = sum(1 for o in bought if o.auction) + (1 if host.offer and host.offer.auction else 0)
     plan = Plan(
         total=total.quantize(CENT),
@@ -279,19 +356,29 @@ def build_plan(
         per_fp16_tflops=_per(total, rig.fp16_tflops),
         topology=host.topology,
         auctions=auctions,
-        order=plan_order(total, host, target, rules),
+        order=plan_order(total, rig, target, rules),
+        bom=bom,
+        measure=rules.order_measure.get(target.profile, ""),
     )
     return replace(plan, warnings=plan_warnings(rig, bought, rules, now))
 
 
-def plan_order(total: Decimal, host: Host, target: Target, rules: PlanRules) -> float:
-    """What plans are sorted by: the price, divided by the host's topology factor for the
-    profiles ``plan.toml`` names (training: NVLink and a single PCIe root count)."""
-    if target.profile not in rules.topology_weighted:
-        return float(total)
-    profiles = load_profiles()
-    topology = host.topology if host.sku != WORKSTATION else "unknown"
-    return float(total) / profiles.topology_factor(topology)
+def plan_order(total: Decimal, rig: Rig, target: Target, rules: PlanRules) -> float:
+    """What plans are sorted by, lowest first: the price per unit of the profile's own measure
+    (``plan.toml`` [order]: training FP16 TFLOP/s, capacity GB, llm-inference GB/s), the
+    measure weighed by the host's topology for the profiles named there (training: NVLink and
+    a single PCIe root count). A plan with twice the compute for a fifth more money comes first.
+    """
+    measure = {
+        "fp16_tflops": rig.fp16_tflops,
+        "vram_gb": rig.vram_gb,
+        "bandwidth_gbs": rig.bandwidth_gbs,
+    }.get(rules.order_measure.get(target.profile, ""), 1.0)
+    if target.profile in rules.topology_weighted:
+        host = rig.host
+        topology = host.topology if host.sku != WORKSTATION else "unknown"
+        measure *= load_profiles().topology_factor(topology)
+    return float(total) / measure if measure > 0 else float("inf")
 
 
 def select_plans(plans: Iterable[Plan], limit: int) -> list[Plan]:

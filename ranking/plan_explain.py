@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 # How well GPUs talk to each other, best first (a workstation's consumer PCIe is last).
 TOPOLOGY_RANK = {"nvlink": 0, "single-root": 1, "split-root": 2}
+MERITS = frozenset({"nvlink", "single-root"})
 
 
 def plan_warnings(
@@ -58,7 +59,8 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
             "fan-cooled cards in a server: check its GPU power cables and the cards' height "
             "(guide 002: servers are rarely built for consumer GPUs)"
         )
-    if host.power_supply == "ocp-12v":
+    config = host.offer.config if host.offer else None
+    if host.power_supply == "ocp-12v" and not (config and config.power_shelf):
         warnings.append(f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}")
     elif host.power_supply == "none":
         warnings.append(f"a bare GPU board: {host.notes or 'it needs a chassis and PSUs'}")
@@ -117,9 +119,36 @@ def render_explanation(plan: Plan, following: Plan | None, *, more: bool = False
         lead = f"the same price as the next plan, {other}"
     else:
         dearer = fmt.money(-gap, plan.currency)
-        lead = f"{dearer} more than the next plan, {other}, but training counts its topology"
+        lead = f"{dearer} more than the next plan, {other}, but {_trade(plan, following)}"
+        edges = [e for e in edges if "FP16" not in e or plan.measure != "fp16_tflops"]
     tail = f", and {' and '.join(edges)}" if edges else ""
     return f"{what}: {lead}{tail}."
+
+
+MEASURES = {
+    "fp16_tflops": "FP16 TFLOP/s",
+    "vram_gb": "GB of VRAM",
+    "bandwidth_gbs": "memory bandwidth",
+}
+
+
+def _trade(plan: Plan, other: Plan) -> str:
+    """Why a dearer plan comes first: more of the profile's measure for each dollar (weighed
+    by topology where the profile counts it: ``Plan.order``)."""
+    words = MEASURES.get(plan.measure)
+    if words is None or plan.order <= 0:
+        return "its topology counts for this profile"
+    more = _measure(plan) / _measure(other) if _measure(other) else float("inf")
+    plain = (_measure(plan) / float(plan.total)) / (_measure(other) / float(other.total))
+    weighed = other.order / plan.order
+    said = f"{more:.1f}x the {words}"
+    if abs(weighed - plain) > 0.01 * plain:
+        return f"{said}: {weighed:.1f}x per dollar once its topology counts"
+    return f"{said} ({weighed:.1f}x per dollar)"
+
+
+def _measure(plan: Plan) -> float:
+    return float(getattr(plan, plan.measure, 0.0) or 0.0)
 
 
 def _edges(plan: Plan, other: Plan) -> list[str]:
@@ -135,7 +164,7 @@ def _edges(plan: Plan, other: Plan) -> list[str]:
             f"{ratio:.0f}x the FP16 TFLOP/s" if ratio >= 10 else f"{ratio:.1f}x the FP16 TFLOP/s"
         )
     mine, theirs = TOPOLOGY_RANK.get(plan.topology, 3), TOPOLOGY_RANK.get(other.topology, 3)
-    if mine < theirs:
+    if mine < theirs and plan.topology in MERITS:  # split root is never a merit
         edges.append(TOPOLOGY.get(plan.topology, plan.topology))
     if plan.auctions < other.auctions:
         edges.append("fewer auctions to win")

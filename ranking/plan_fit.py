@@ -45,6 +45,7 @@ class Host:
     included: Sku | None = None  # the GPUs a server comes with (one SKU)
     included_units: int = 0
     notes: str = ""
+    family: str = ""  # the catalog family (parts.toml maps it to a CPU platform)
 
     @property
     def price(self) -> Decimal:
@@ -106,6 +107,7 @@ def listing_host(offer: Offer, skus: Mapping[str, Sku], rules: PlanRules) -> Hos
         included=gpu,
         included_units=sum(i.quantity for i in offer.includes),
         notes=fit.notes,
+        family=sku.family or "",
     )
 
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from ranking.plan import Plan, PlanPart
+    from ranking.plan_bom import BomLine
 
 TOPOLOGY_WORDS = {
     "nvlink": "NVLink",
@@ -58,8 +59,21 @@ def render_plan_json(plan: Plan) -> dict[str, object]:
         "per_vram_gb": _money(plan.per_vram_gb),
         "per_fp16_tflops": _money(plan.per_fp16_tflops),
         "topology": plan.topology,
+        "bom": [_bom_json(line) for line in plan.bom],
         "warnings": list(plan.warnings),
         "explanation": plan.explanation,
+    }
+
+
+def _bom_json(line: BomLine) -> dict[str, object]:
+    return {
+        "item": line.item,
+        "units": line.units,
+        "price": _money(line.price),
+        "source": line.source,
+        "item_id": line.item_id,
+        "url": line.url,
+        "note": line.note or None,
     }
 
 
@@ -93,6 +107,10 @@ def render_plan_text(number: int, plan: Plan, now: datetime) -> str:
     lines = [f"{number}. {summary(plan)}: {money} landed"]
     lines.append("   " + render_plan_figures(plan))
     lines += [_part_line(part, plan.currency, now) for part in plan.parts]
+    lines += [
+        f"   needs {render_bom_line(line, plan.currency)}" + (f"  {line.url}" if line.url else "")
+        for line in plan.bom
+    ]
     lines += [f"   ! {warning}" for warning in plan.warnings]
     lines.append(f"   Why: {plan.explanation}")
     return "\n".join(lines)
@@ -117,6 +135,15 @@ def _part_line(part: PlanPart, currency: str, now: datetime) -> str:
     if part.item_id is None:
         return f"   host  {render_part_label(part, currency, now)}"
     return f"   {part.role:<4}  {render_part_label(part, currency, now)}  {part.url}"
+
+
+def render_bom_line(line: BomLine, currency: str) -> str:
+    """ "OCP 12 V power shelf: $267.67 (listing 341857473714)", "96 GB RAM: $105.60 (estimate)"."""
+    price = fmt.money(line.price, currency)
+    if line.source == "listing":
+        return f"{line.item}: {price} (listing {line.item_id})"
+    where = "the store's sold median" if line.source == "market" else "estimate"
+    return f"{line.item}: {price} ({where})"
 
 
 def render_part_label(part: PlanPart, currency: str, now: datetime) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -55,6 +55,9 @@ class Workstation:
     passive_cards: bool = False  # passive server cards need server airflow (guide 002)
 
 
+ORDER_MEASURES = ("fp16_tflops", "vram_gb", "bandwidth_gbs")
+
+
 @dataclass(frozen=True, slots=True)
 class PlanRules:
     fits: Mapping[str, Fit]
@@ -62,6 +65,8 @@ class PlanRules:
     system_reserve_w: int
     power_limit: float
     topology_weighted: frozenset[str]
+    # per profile, the rig measure its plans are ordered by per dollar (plan.toml [order])
+    order_measure: Mapping[str, str] = field(default_factory=dict)
 
     def fit(self, sku: str) -> Fit:
         return self.fits.get(sku) or Fit(sku)
@@ -152,9 +157,16 @@ def parse_plan_rules(raw: Mapping[str, Any], fits: Mapping[str, Fit]) -> PlanRul
             system_reserve_w=int(power["system_reserve_w"]),
             power_limit=limit,
             topology_weighted=frozenset(raw.get("order", {}).get("topology_weighted", [])),
+            order_measure=MappingProxyType(dict(raw.get("order", {}).get("measure", {}))),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"planner rules: missing or bad value {exc}") from exc
     if not 0 < limit <= 1:
         raise ConfigError(f"planner rules: power_limit must be in (0, 1], not {limit}")
+    for profile, measure in rules.order_measure.items():
+        if measure not in ORDER_MEASURES:
+            raise ConfigError(
+                f"planner rules: [order] measure {profile} = {measure!r}: expected one of "
+                f"{', '.join(ORDER_MEASURES)}"
+            )
     return rules

@@ -20,6 +20,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core import fmt
 from core.errors import ConfigError
 from core.models import BuyingFormat, Category, Deal, Flag, Kind
 from ranking.auction import predict_final
@@ -30,6 +31,15 @@ from ranking.market import score_market
 from ranking.profiles import load_profiles
 from ranking.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
 from ranking.score import score_deal
+from ranking.server_config import load_parts
+from ranking.server_market import (
+    Valuer,
+    chassis_markets,
+    composite,
+    config_key,
+    part_markets,
+    same_config_sales,
+)
 from ranking.topology import title_topology
 from ranking.value import score_sku_value, value_metrics
 
@@ -43,9 +53,10 @@ if TYPE_CHECKING:
     from ranking.flags import Signals
     from ranking.ignores import Ignores
     from ranking.landed import Landed
-    from ranking.market import Market
+    from ranking.market import Market, SalePoint
     from ranking.profiles import Profile, Profiles
     from ranking.rows import ActiveRow, SoldRow
+    from ranking.server_market import Reference
     from ranking.value import SkuValue
 
 BUYING = ("all", "buy_it_now", "auction")
@@ -116,6 +127,7 @@ class _Priced:
     market: Market | None
     baseline: Decimal | None  # the market for this listing (a server: plus its GPUs)
     included_value: Decimal | None
+    reference: Reference | None  # a server's: its composite (chassis + parts) or class sales
     discount: float | None
     chassis: Decimal  # the price its value is judged on (a server's, once its GPUs are priced)
     flags: tuple[Flag, ...]
@@ -204,13 +216,16 @@ def price_rows(
             skipped[reason] = skipped.get(reason, 0) + 1
         else:
             items.append((row, landed))
-    markets = score_market(sales, _asking(items), settings, now=now)
+    sales = sales if isinstance(sales, list | tuple) else list(sales)
+    markets, servers = _markets(sales, _asking(items), skus, settings, now)
     priced = []
     unpriced: dict[str, int] = {}
     for row, landed in items:
         code = str(row.sku)
         if only is None or code in only:
-            priced.append(_price(row, landed, skus, markets, settings, signals, now, predict))
+            priced.append(
+                _price(row, landed, skus, markets, servers, settings, signals, now, predict)
+            )
         else:
             unpriced[code] = unpriced.get(code, 0) + 1
     accounts = new_accounts(
@@ -221,6 +236,35 @@ def price_rows(
     if ignores:
         priced = [_with_ignored_flag(p, ignores, signals) for p in priced]
     return PricedRows(tuple(priced), tuple(parts), skipped, markets, unpriced)
+
+
+@dataclass(frozen=True, slots=True)
+class _Servers:
+    """What a server listing's like-for-like reference needs (``ranking/server_market.py``)."""
+
+    valuer: Valuer
+    twins: Mapping[tuple[object, ...], Sequence[SalePoint]]
+
+
+def _markets(
+    sales: Sequence[SoldRow],
+    asking: Mapping[str, Sequence[Decimal]],
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    now: datetime,
+) -> tuple[dict[str, Market], _Servers]:
+    """Each SKU's market: a card's or board's own; a server's chassis (its sales with their
+    parts taken out, pooled where thin). A server with any sale never uses asking prices."""
+    markets = score_market(sales, asking, settings, now=now)
+    valuer = Valuer(skus, markets, part_markets(sales, settings, now=now), load_parts())
+    chassis = chassis_markets(sales, valuer, settings, now=now)
+    sold = {s.sku for s in sales if s.kind == "item"}
+    servers = [c for c in markets if c in skus and skus[c].category is Category.SERVER]
+    for code in servers:
+        if code in chassis or markets[code].source != "asking" or code in sold:
+            del markets[code]
+    markets.update(chassis)
+    return markets, _Servers(valuer, same_config_sales(sales, settings, now=now))
 
 
 def _with_account_flag(p: _Priced, accounts: Mapping[str, str], signals: Signals) -> _Priced:
@@ -348,7 +392,14 @@ def _landed(row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings) -> 
     """The landed unit price, with the category's estimated freight for unknown shipping."""
     category = skus[str(row.sku)].category.value
     return landed_with_freight(
-        row.price, row.shipping, row.quantity, row.currency, category, settings
+        row.price,
+        row.shipping,
+        row.quantity,
+        row.currency,
+        category,
+        settings,
+        marketplace=row.marketplace,
+        location=row.location,
     )
 
 
@@ -366,6 +417,7 @@ def _price(
     landed: Landed,
     skus: Mapping[str, Sku],
     markets: Mapping[str, Market],
+    servers: _Servers,
     settings: RankSettings,
     signals: Signals,
     now: datetime,
@@ -374,8 +426,13 @@ def _price(
     sku = skus[str(row.sku)]
     market = markets.get(sku.sku)
     included_value, unvalued = _included_value(row, markets)
-    baseline = None
-    if market is not None and not unvalued:
+    baseline = composed = None
+    if sku.category is Category.SERVER:
+        twins = servers.twins.get(config_key(sku.sku, row.config, row.includes), ())
+        composed = composite(sku, row.config, row.includes, market, twins, servers.valuer, settings)
+        if composed is not None:
+            baseline, market = composed.total, composed.market
+    elif market is not None and not unvalued:
         baseline = market.median + (included_value or ZERO)
     price = landed.unit_price
     auction = current = None
@@ -423,6 +480,7 @@ def _price(
         market=market,
         baseline=baseline,
         included_value=included_value,
+        reference=composed,
         discount=discount,
         chassis=_value_price(price, included_value),
         flags=flags,
@@ -593,7 +651,19 @@ def _deal(
         flags=p.flags,
         freight_estimated=p.freight_estimated,
         needs_host=p.sku.form_factor if value.needs_host else None,
+        config=row.config,
+        config_text=_config_text(p),
+        reference=tuple((x.label, x.amount, x.source) for x in p.reference.lines)
+        if p.reference
+        else (),
     )
+
+
+def _config_text(p: _Priced) -> str | None:
+    """What a server comes with besides its GPUs, as the sentence and the report say it."""
+    if p.row.config is None or p.sku.category is not Category.SERVER:
+        return None
+    return p.row.config.describe(sxm=(p.sku.gpu_form_factor or "").startswith("SXM"))
 
 
 def _sentence(
@@ -629,6 +699,11 @@ def _sentence(
         baseline=p.baseline,
         market=p.market,
         parts_value=p.baseline if p.included_value is not None else None,
+        reference=p.reference.describe(lambda x: fmt.money(x, settings.currency))
+        if p.reference
+        else None,
+        config=_config_text(p),
+        chassis=p.reference is not None and not p.reference.same_config,
         metric=metric,
         metric_basis=value.compute_basis,
         price_per_metric=metrics.get(f"price_per_{metric}"),

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from datetime import date, datetime
     from decimal import Decimal
 
-    from core.models import Included
+    from core.models import Included, ServerConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +41,14 @@ class ActiveRow:
     condition: str | None = None
     image_url: str | None = None
     seller: str | None = None
+    config: ServerConfig | None = None  # a server's: what else it comes with
 
 
 @dataclass(frozen=True, slots=True)
 class AskingRow:
     """The lowest and highest asking totals (price plus shipping, as listed) of one catalog
     item's listings on one UTC day, among those alike in what turns a total into a landed unit
-    price: currency, units in the lot, and whether shipping is known."""
+    price: currency, units in the lot, whether shipping is known, and where they ship from."""
 
     sku: str
     category: str  # core.models.Category value
@@ -57,11 +58,14 @@ class AskingRow:
     shipping_known: bool
     low: Decimal  # price + shipping (shipping left out when unknown)
     high: Decimal
+    marketplace: str = "EBAY_US"
+    location: str | None = None  # where they ship from: an unknown shipping's freight
 
 
 @dataclass(frozen=True, slots=True)
 class SoldRow:
-    """One sale of a catalog item (not a part, not a server sold with GPUs) in the window."""
+    """One sale in the window: of a catalog item (a server with what it came with), or of a
+    priced part."""
 
     sku: str
     quantity: int
@@ -71,3 +75,12 @@ class SoldRow:
     shipping: Decimal | None = None
     best_offer_accepted: bool = False  # the price shown is the asking price: an upper bound
     source: str = "page"  # "page", "api", "import" or "presumed" (a watched listing that ended)
+    # "item"; "part": a priced part's sale (``sku`` is its parts.toml id, ``quantity`` parts)
+    kind: str = "item"
+    includes: tuple[Included, ...] = ()  # a server's GPUs (its sale is not a card market's)
+    config: ServerConfig | None = None
+
+    @property
+    def own_market(self) -> bool:
+        """A sale of the SKU alone: no part's, no server's sold with GPUs."""
+        return self.kind == "item" and not self.includes

@@ -47,4 +47,6 @@ def deal_json(deal: Deal) -> dict[str, object]:
     for key in ("landed_unit_price", "baseline", "current_bid", "predicted_low", "predicted_high"):
         if data.get(key) is not None:
             data[key] = float(str(data[key]))
+    for line in data.get("reference") or []:  # type: ignore[attr-defined]
+        line["amount"] = float(str(line["amount"]))
     return data

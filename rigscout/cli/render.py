@@ -143,6 +143,8 @@ def render_notes(deal: Deal, now: datetime) -> list[str]:
         notes.append(f"bid {bid} {fmt.time_left(deal.end_time, now)}".strip())
     if deal.needs_host:
         notes.append(f"{deal.needs_host} host")
+    if deal.config is not None:
+        notes.append(deal.config.tag())
     notes += [_tag(f) for f in deal.flags]
     return notes
 

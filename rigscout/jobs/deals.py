@@ -66,7 +66,12 @@ def load_rankings(
     with collector_paused():
         model = load_auction_model(session, settings, now=now)
         if sales is None:
-            sales = load_sold_rows(session, now=now, window_days=settings.window_days)
+            sales = load_sold_rows(
+                session,
+                now=now,
+                window_days=settings.window_days,
+                server_days=settings.pool_window_days,
+            )
         active = load_active_rows(session)
         unmatched = load_unmatched_count(session)
         eligible = eligible_skus(skus, settings, filters)

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.models import Category, Included
-from db.rank_rows import load_includes
+from core.models import BuyingFormat, Category, Included
+from db.rank_rows import load_active_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
+from ranking.landed import landed_with_freight
 from ranking.plan import Offer, plan_rigs
+from ranking.plan_bom import PartOffer, PartPrices
 from ranking.plan_rules import load_plan_rules
 from ranking.rank import RankFilters
+from ranking.server_config import load_parts
+from ranking.server_market import part_markets
 from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.deals import load_ranking
 
@@ -45,8 +49,50 @@ def load_plans(
     with collector_paused():
         offers = load_offers(session, settings, target.profile, now, skus=skus)
         return plan_rigs(
-            offers, skus, load_plan_rules(), target, currency=settings.rank.currency, now=now
+            offers,
+            skus,
+            load_plan_rules(),
+            target,
+            currency=settings.rank.currency,
+            now=now,
+            parts=load_part_prices(session, settings, now),
         )
+
+
+def load_part_prices(session: Session, settings: Settings, now: datetime) -> PartPrices:
+    """What a rig's bill of materials is priced with: today's fixed-price listings of each
+    part (landed, a parcel's freight where shipping is unknown), the parts' sold medians, and
+    the estimates of ``parts.toml``."""
+    rank = settings.rank
+    offers: dict[str, list[PartOffer]] = {}
+    for row in load_active_parts(session):
+        if row.buying_format == BuyingFormat.AUCTION.value or row.quantity <= 0 or row.price <= 0:
+            continue  # a bill of materials is bought at a known price
+        landed = landed_with_freight(
+            row.price,
+            row.shipping,
+            row.quantity,
+            row.currency,
+            Category.GPU.value,
+            rank,
+            marketplace=row.marketplace,
+            location=row.location,
+        )
+        if landed is not None:
+            offers.setdefault(str(row.sku), []).append(
+                PartOffer(
+                    row.listing_id,
+                    row.item_id,
+                    row.url,
+                    row.title,
+                    str(row.sku),
+                    row.quantity,
+                    landed.unit_price,
+                )
+            )
+    sales = load_part_sales(session, now=now, days=rank.pool_window_days)
+    markets = part_markets(sales, rank, now=now)
+    return PartPrices(load_parts(), offers, {code: m.median for code, m in markets.items()})
 
 
 def load_offers(
@@ -76,4 +122,14 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         includes=tuple(includes),
         notes=tuple(f.label for f in deal.flags if f.severity == "warn"),
         marketplace=deal.marketplace,
+        config=deal.config,
+        heatsink=_heatsink(deal),
     )
+
+
+def _heatsink(deal: Deal) -> str:
+    """What a module's listing says of its heatsink: "no" (flagged sold without), "yes"
+    (named in the title), else "unknown"."""
+    if any(f.code == "no_heatsink" for f in deal.flags):
+        return "no"
+    return "yes" if "heatsink" in deal.title.lower().replace("heat sink", "heatsink") else "unknown"

@@ -74,6 +74,13 @@ def _two_lowest(
 
 def _landed(seen: SeenPrice, settings: RankSettings) -> Decimal | None:
     landed = landed_with_freight(
-        seen.price, seen.shipping, seen.quantity, seen.currency, seen.category, settings
+        seen.price,
+        seen.shipping,
+        seen.quantity,
+        seen.currency,
+        seen.category,
+        settings,
+        marketplace=seen.marketplace,
+        location=seen.location,
     )
     return landed.unit_price if landed is not None else None

@@ -33,7 +33,7 @@ ExportFilter = HistoryFilter  # what the export commands filter by
 FREQS = {"day": "D", "week": "W-SUN", "month": "M"}
 PRICE_COLUMNS = ["sku", "period", "market", "currency", "count", "min", "median", "max"]
 CHUNK_ROWS = 50_000
-_PRICED_BY = ["price", "shipping", "quantity", "currency", "category"]
+_PRICED_BY = ["price", "shipping", "quantity", "currency", "category", "marketplace", "location"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,8 @@ def landed_cents(chunk: pd.DataFrame, rank: RankSettings) -> pd.DataFrame:
         chunk["quantity"].astype("int64"),
         chunk["currency"],
         chunk["category"],
+        chunk["marketplace"],
+        chunk["location"].astype("object").where(chunk["location"].notna(), None),
     )
     keys = list(zip(*(c.tolist() for c in columns), strict=True))
     priced = {key: _unit_cents(key, rank) for key in set(keys)}
@@ -68,10 +70,21 @@ def landed_cents(chunk: pd.DataFrame, rank: RankSettings) -> pd.DataFrame:
     return kept.assign(cents=cents[cents.notna()].astype("int64"), currency=rank.currency)
 
 
-def _unit_cents(point: tuple[int, int, int, str, str], rank: RankSettings) -> float:
-    price, shipping, quantity, currency, category = point
+def _unit_cents(
+    point: tuple[int, int, int, str, str, str, str | None], rank: RankSettings
+) -> float:
+    price, shipping, quantity, currency, category, marketplace, location = point
     known = None if shipping < 0 else from_units(shipping, 2)
-    landed = landed_with_freight(from_units(price, 2), known, quantity, currency, category, rank)
+    landed = landed_with_freight(
+        from_units(price, 2),
+        known,
+        quantity,
+        currency,
+        category,
+        rank,
+        marketplace=marketplace,
+        location=location,
+    )
     return math.nan if landed is None else float(landed.unit_price * 100)
 
 

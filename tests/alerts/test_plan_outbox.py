@@ -9,6 +9,7 @@ from sqlalchemy import select
 from alerts.outbox import parse_snapshot, save_pending_alerts
 from alerts.plan_outbox import save_pending_plan_alert
 from alerts.rules import Match
+from core.models import ServerConfig
 from db.models import AlertRow
 from db.outbox import load_claim, save_sent
 from ranking.catalog import load_catalog
@@ -17,6 +18,9 @@ from ranking.plan_rules import load_plan_rules
 from tests.alerts.factories import add_listings, make_deal, make_rule
 
 SKUS = {s.sku: s for s in load_catalog()}
+
+
+READY = ServerConfig(heatsinks="yes", cpus=2, ram_gb=192, power_shelf=True)
 
 
 def _plan(host_price: str, module_price: str = "100"):
@@ -29,6 +33,7 @@ def _plan(host_price: str, module_price: str = "100"):
             "gigabyte-t181-g20",
             1,
             Decimal(host_price),
+            config=READY,  # it runs as sold: the plan's total is host + GPUs
         )
     ]
     offers += [

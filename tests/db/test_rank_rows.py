@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from core.models import Included
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
+from ranking.server_config import parse_server_config
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -29,13 +30,17 @@ def add_listing(
     kind: str = "item",
     quantity: int = 1,
     includes: list[dict[str, object]] | None = None,
+    category: str = "gpu",
+    title: str | None = None,
 ) -> ListingRow:
-    """A listing with one observation per (price, shipping), an hour apart, oldest first."""
+    """A listing with one observation per (price, shipping), an hour apart, oldest first; a
+    server's configuration is read from its ``title`` as the store's save does."""
     n = next(_ids)
+    config = parse_server_config(title).as_json() if title and category == "server" else None
     row = ListingRow(
         marketplace="EBAY_US",
         item_id=f"3{n:011d}",
-        title=f"{sku} listing {n}",
+        title=title or f"{sku} listing {n}",
         url=f"https://www.ebay.com/itm/3{n:011d}",
         buying_format="buy_it_now",
         currency="USD",
@@ -43,8 +48,9 @@ def add_listing(
         first_seen=now - timedelta(days=3),
         last_seen=now,
         sku=sku,
-        category="gpu",
+        category=category,
         kind=kind,
+        config=config,
         quantity=quantity,
         includes=includes or [],
         seller_feedback=812,
@@ -111,7 +117,26 @@ def test_sold_rows_are_the_window_s_sales_of_single_items(session, now):
     )  # fmt: skip
     session.commit()
 
-    (sale,) = load_sold_rows(session, now=now, window_days=30)
+    loaded = load_sold_rows(session, now=now, window_days=30)
 
+    # the card's sale, and the server's with the GPUs it came with (for its chassis market);
+    # not the accessory (it is no priced part) nor the sale before the window
+    own = [s for s in loaded if s.own_market]
+    (sale,) = own
     assert (sale.sku, sale.price, sale.best_offer_accepted) == (P40, Decimal("200.00"), True)
     assert sale.sold_date == (now - timedelta(days=3)).date()
+    (server,) = [s for s in loaded if not s.own_market]
+    assert server.includes == (Included(P40, 8),)
+
+
+def test_a_server_s_sales_reach_back_ninety_days_with_what_they_came_with(session, now):
+    add_sale(
+        session, now, sku="supermicro-sys-4028gr-trt", price="800", days_ago=60,
+        title="Supermicro SYS-4028GR-TRT 2x E5-2680 v4 256GB", category="server",
+    )  # fmt: skip
+    add_sale(session, now, sku=P40, price="900", days_ago=60)  # a card's: only 30 days
+    session.commit()
+
+    assert load_sold_rows(session, now=now, window_days=30) == []
+    (sale,) = load_sold_rows(session, now=now, window_days=30, server_days=90)
+    assert sale.config is not None and (sale.config.cpus, sale.config.ram_gb) == (2, 256)

@@ -6,8 +6,9 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from core.models import Included
+from core.models import Included, ServerConfig
 from ranking.rows import ActiveRow, SoldRow
+from ranking.server_config import parse_server_config
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 _ids = itertools.count(1)
@@ -30,7 +31,9 @@ def active(
     seller_positive_pct: str | None = "99.8",
     location: str | None = "United States",
     marketplace: str = "EBAY_US",
+    config: ServerConfig | None = None,
 ) -> ActiveRow:
+    """A listing; a server titled ``title`` comes with what the title says (``config``)."""
     n = next(_ids)
     return ActiveRow(
         listing_id=n,
@@ -51,6 +54,7 @@ def active(
         seller_feedback=seller_feedback,
         seller_positive_pct=None if seller_positive_pct is None else Decimal(seller_positive_pct),
         location=location,
+        config=config,
     )
 
 
@@ -64,7 +68,11 @@ def sold(
     currency: str = "USD",
     best_offer_accepted: bool = False,
     source: str = "page",
+    kind: str = "item",
+    title: str | None = None,
+    includes: tuple[tuple[str, int], ...] = (),
 ) -> SoldRow:
+    """A sale; a server's ``title`` says what it came with (read as the store reads it)."""
     return SoldRow(
         sku=sku,
         quantity=quantity,
@@ -74,6 +82,9 @@ def sold(
         shipping=None if shipping is None else Decimal(shipping),
         best_offer_accepted=best_offer_accepted,
         source=source,
+        kind=kind,
+        includes=tuple(Included(s, q) for s, q in includes),
+        config=parse_server_config(title) if title else None,
     )
 
 

@@ -85,6 +85,18 @@ def test_result_serialises_to_the_normalize_contract() -> None:
         "quantity": 1,
         "includes": [{"sku": "nvidia-tesla-v100-sxm2-16gb", "quantity": 4}],
         "confidence": got.as_json()["confidence"],
+        "config": {
+            "heatsinks": "yes",  # installed SXM2 modules sit under their heatsinks
+            "cpus": None,
+            "cpu_model": None,
+            "ram_gb": None,
+            "psus": None,
+            "psu_watts": None,
+            "power_shelf": False,
+            "drives": None,
+            "board": None,
+        },
+        "part": None,
     }
     assert 0.5 < got.confidence <= 1
 

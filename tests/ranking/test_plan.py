@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from core.errors import ConfigError
-from core.models import Included
+from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import load_plan_rules
@@ -20,11 +20,17 @@ T181 = "gigabyte-t181-g20"
 V100_SXM2 = "nvidia-tesla-v100-sxm2-16gb"
 RTX3090 = "nvidia-rtx-3090"
 _ids = iter(range(1, 1_000_000))
+# A server listing that comes with all it needs to run (CPUs, RAM, GPU heatsinks, the T181's
+# power shelf): its plans cost what the host and GPUs cost. tests/ranking/test_plan_bom.py
+# checks what a plan adds for a host that does not.
+READY = ServerConfig(heatsinks="yes", cpus=2, cpu_model="Gold 6138", ram_gb=192, power_shelf=True)
 
 
 def offer(sku: str, price: str, units: int = 1, **kw: object) -> Offer:
-    """A listing of ``units`` at ``price`` landed each."""
+    """A listing of ``units`` at ``price`` landed each (a server: ``READY`` unless told)."""
     n = next(_ids)
+    if SKUS[sku].category is Category.SERVER:
+        kw.setdefault("config", READY)
     return Offer(
         listing_id=n,
         item_id=str(100000 + n),
@@ -56,7 +62,7 @@ def test_64gb_for_1500_a_t181_with_four_v100_sxm2_beats_3090s_in_a_workstation()
     assert best.total == Decimal("1500.00")
     assert best.vram_gb == 64
     assert best.topology == "nvlink"
-    assert any(w.startswith("power shelf needed") for w in best.warnings)
+    assert best.bom == ()  # it came with its power shelf, CPUs, RAM and heatsinks
 
 
 def test_when_the_server_is_expensive_three_3090s_in_your_workstation_win():
@@ -156,7 +162,9 @@ def test_training_prefers_nvlink_over_a_cheaper_split_root_server():
     training = plans_for(offers, vram_gb=64, profile="training")
     assert inference[0].host.sku == "supermicro-sys-4028gr-trt"  # $1,200 < $1,300
     assert training[0].host.sku == T181  # $1,300 / 1.0 NVLink < $1,200 / 0.6 split root
-    assert "but training counts its topology" in training[0].explanation
+    assert "but 1.1x the FP16 TFLOP/s: 1.7x per dollar once its topology counts" in (
+        training[0].explanation
+    )
 
 
 def test_training_never_plans_fp32_only_cards_and_fp16_targets_are_met():

@@ -236,7 +236,7 @@ def test_a_server_with_gpus_is_compared_with_buying_the_parts():
     (deal,) = rank([bundle], p40_market + trt_market).deals
 
     assert deal.baseline == Decimal("750.00") + 8 * Decimal("205.00")
-    assert "for the same parts at market" in deal.reason
+    assert "under chassis $750.00 + 8x P40 24GB $1,640 = $2,390" in deal.reason
 
 
 def test_a_lot_is_priced_per_unit():
@@ -262,7 +262,12 @@ def test_foreign_listings_are_converted_at_the_configured_rate():
     [
         ({"seller_feedback": 0}, True, "seller has no feedback"),
         ({"seller_feedback": 3}, False, "seller has only 3 feedback"),
-        ({"location": "Hong Kong"}, False, "ships from Hong Kong"),
+        (
+            {"location": "Hong Kong"},
+            False,
+            "ships from Hong Kong (overseas: customs or import duty may apply)",
+        ),
+        ({"location": "Toronto, Canada"}, False, "ships from Toronto, Canada"),
         ({"location": "Dallas, TX"}, False, None),
     ],
 )

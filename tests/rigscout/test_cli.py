@@ -97,7 +97,18 @@ def test_normalize_reads_titles_and_writes_one_json_object_per_line():
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert [r["title"] for r in rows] == titles
     assert all(
-        set(r) == {"title", "sku", "category", "kind", "quantity", "includes", "confidence"}
+        set(r)
+        == {
+            "title",
+            "sku",
+            "category",
+            "kind",
+            "quantity",
+            "includes",
+            "confidence",
+            "config",
+            "part",
+        }
         for r in rows
     )
     assert rows[0]["sku"] == "nvidia-tesla-v100-sxm2-16gb" and rows[0]["kind"] == "item"

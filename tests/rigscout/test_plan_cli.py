@@ -26,6 +26,7 @@ PLAN_KEYS = {
     "per_vram_gb",
     "per_fp16_tflops",
     "topology",
+    "bom",
     "warnings",
     "explanation",
 }
@@ -62,8 +63,8 @@ def test_plan_on_the_demo_gives_complete_rigs_a_guide_reader_would_build(engine,
     plans = json.loads(result.output)
     assert 1 <= len(plans) <= 5
     assert all(set(p) == PLAN_KEYS for p in plans)
-    totals = [p["total"] for p in plans]
-    assert totals == sorted(totals)  # llm-inference: cheapest first
+    per_bandwidth = [p["total"] / p["bandwidth_gbs"] for p in plans]
+    assert per_bandwidth == sorted(per_bandwidth)  # llm-inference: most GB/s per dollar first
     for p in plans:
         assert p["vram_gb"] >= 64
         assert {"sku", "item_id", "price"} <= set(p["host"])
@@ -75,11 +76,22 @@ def test_plan_on_the_demo_gives_complete_rigs_a_guide_reader_would_build(engine,
         assert p["explanation"]
     t181 = [p for p in plans if p["host"]["sku"] == "gigabyte-t181-g20"]
     assert t181 and any(w.startswith("power shelf needed") for w in t181[0]["warnings"])
+    for p in t181:  # the shelf and heatsinks are bought, and counted in the total
+        items = {b["item"]: b for b in p["bom"]}
+        assert items["OCP 12 V power shelf"]["item_id"] == "341857473714"
+        assert any(i.endswith("SXM2 heatsinks") for i in items)
+        parts = p["host"]["price"] + sum(b["price"] for b in p["bom"])
+        parts += sum(x["price"] for g in p["gpus"] for x in g["listings"])
+        assert abs(parts - p["total"]) < 0.01
     # A module whose title says "W/O Heatsink" carries the ranker's flag into every rig buying it.
     no_heatsink = [p for p in plans if any("216836094675" in g["item_ids"] for g in p["gpus"])]
     assert no_heatsink
     for p in no_heatsink:
-        assert "item 216836094675: sold without heatsinks: budget them" in p["warnings"]
+        assert any(
+            "216836094675" in w and w.endswith(": sold without heatsinks: budget them")
+            for w in p["warnings"]
+        )
+        assert any(b["item"].endswith("SXM2 heatsinks") for b in p["bom"])  # and budgeted
 
     text = invoke(config, "plan", "--vram", "64", "--limit", "2")
     assert text.output.startswith("1. ") and text.output.count("Why: ") == 2

@@ -10,9 +10,20 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ranking.plan import build_plan, check_target, fitting_gpus, select_plans, split_offers
+from ranking.plan import (
+    PlanKey,
+    build_plan,
+    check_target,
+    fitting_gpus,
+    plan_key,
+    rig_cost,
+    select_plans,
+    split_offers,
+)
+from ranking.plan_bom import PartPrices
 from ranking.plan_explain import explain_plans
 from ranking.plan_fit import check_rig
+from ranking.server_config import load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -33,11 +44,13 @@ def plan_rigs_exhaustive(
     *,
     currency: str = "USD",
     now: datetime | None = None,
+    parts: PartPrices | None = None,
 ) -> list[Plan]:
     """What ``plan_rigs`` returns, found by trying every combination."""
     check_target(target)
+    parts = parts or PartPrices(load_parts())
     hosts, by_gpu = split_offers(offers, skus, rules, target)
-    best: dict[tuple[str, str], tuple[Decimal, int, Rig, tuple[Offer, ...]]] = {}
+    best: dict[PlanKey, tuple[Decimal, int, Rig, tuple[Offer, ...]]] = {}
     for host, gpu_sku in fitting_gpus(hosts, by_gpu.keys(), skus, rules, target):
         listings = by_gpu.get(gpu_sku, [])
         for size in range(len(listings) + 1):
@@ -49,13 +62,14 @@ def plan_rigs_exhaustive(
                 rig = check_rig(host, skus[gpu_sku], added, target, rules)
                 if rig is None:
                     continue
-                cost = host.price + sum(o.price for o in chosen)
+                cost = rig_cost(host, chosen, parts)
                 if target.budget is not None and cost > target.budget:
                     continue
-                key = (host.sku, gpu_sku)
+                key = plan_key(host, gpu_sku)
                 if key not in best or cost < best[key][0]:
                     best[key] = (cost, auctions, rig, chosen)
     plans = [
-        build_plan(rig, chosen, rules, target, currency, now) for _, _, rig, chosen in best.values()
+        build_plan(rig, chosen, rules, target, currency, now, parts)
+        for _, _, rig, chosen in best.values()
     ]
     return explain_plans(select_plans(plans, target.limit))

@@ -73,7 +73,12 @@ def load_report_data(
     limit = report.top_per_sku * max(len(skus), 1)
     names = _profiles(rank, report.profiles)
     # One load of the sales serves the market (its window) and the charts (their days).
-    sales = load_sold_rows(session, now=now, window_days=max(report.history_days, rank.window_days))
+    sales = load_sold_rows(
+        session,
+        now=now,
+        window_days=max(report.history_days, rank.window_days),
+        server_days=rank.pool_window_days,
+    )
     # A profile both shown and planned is ranked once: its first ``limit`` deals explained for
     # the page, every listing for the planner.
     planned_only = [name for name in plan_profiles if name not in names]
@@ -154,7 +159,7 @@ def score_sold_points(
     """Each sale after ``since`` at its landed unit price, by SKU and day."""
     points = []
     for row in sales:
-        if row.sold_date <= since:
+        if row.sold_date <= since or not row.own_market:
             continue
         landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, rank)
         if landed is not None:
@@ -175,7 +180,16 @@ def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[As
     for row in rows:
         shipping = Decimal(0) if row.shipping_known else None
         ends = [
-            landed_with_freight(total, shipping, row.quantity, row.currency, row.category, rank)
+            landed_with_freight(
+                total,
+                shipping,
+                row.quantity,
+                row.currency,
+                row.category,
+                rank,
+                marketplace=row.marketplace,
+                location=row.location,
+            )
             for total in (row.low, row.high)
         ]
         if ends[0] is None or ends[1] is None:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from rigscout.outputs.report.records import AskingDay, ReportData, RigPlan, SoldPoint
 
 PAGE_SIZE = 50
-EVIDENCE_ORDER = {"strong": 3, "thin": 2, "asking": 1, "none": 0}
+EVIDENCE_ORDER = {"strong": 4, "thin": 3, "pooled": 2, "asking": 1, "none": 0}
 FORMATS = {
     BuyingFormat.AUCTION: "Auction",
     BuyingFormat.BUY_IT_NOW: "Buy It Now",

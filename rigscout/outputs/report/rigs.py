@@ -15,10 +15,10 @@ from core.models import Category
 from db.rank_rows import load_includes
 from ranking.plan import Target, plan_rigs
 from ranking.plan_explain import summary
-from ranking.plan_render import render_part_label, render_plan_figures
+from ranking.plan_render import render_bom_line, render_part_label, render_plan_figures
 from ranking.plan_rules import load_plan_rules
 from rigscout.jobs.plan_alerts import saved_plan_target
-from rigscout.jobs.plans import offer_from_deal
+from rigscout.jobs.plans import load_part_prices, offer_from_deal
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from core.models import Deal
     from ranking.catalog import Sku
     from ranking.plan import Offer, Plan
+    from ranking.plan_bom import PartPrices
     from ranking.plan_rules import PlanRules
     from rigscout.config.load import Settings
 
@@ -88,9 +89,10 @@ def load_report_rigs(
         profile: [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ds]
         for profile, ds in deals.items()
     }
+    parts = load_part_prices(session, settings, now)
     rigs = []
     for label, target in report_targets(settings):
-        plans = _plan(offers.get(target.profile, []), skus, rules, target, settings, now)
+        plans = _plan(offers.get(target.profile, []), skus, rules, target, settings, now, parts)
         if plans:
             rigs.append(render_report_rig(label, plans[0], now))
     return tuple(rigs)
@@ -103,9 +105,12 @@ def _plan(
     target: Target,
     settings: Settings,
     now: datetime,
+    parts: PartPrices,
 ) -> list[Plan]:
     target = replace(target, limit=max(target.limit, COMPARED))
-    return plan_rigs(offers, skus, rules, target, currency=settings.rank.currency, now=now)
+    return plan_rigs(
+        offers, skus, rules, target, currency=settings.rank.currency, now=now, parts=parts
+    )
 
 
 def render_report_rig(target: str, plan: Plan, now: datetime) -> ReportRig:
@@ -118,8 +123,14 @@ def render_report_rig(target: str, plan: Plan, now: datetime) -> ReportRig:
         figures=render_plan_figures(plan),
         summary=plan.explanation,
         warnings=plan.warnings,
-        links=tuple(
-            (f"{part.role}: {render_part_label(part, plan.currency, now)}", part.url or "")
-            for part in plan.parts
+        links=(
+            *(
+                (f"{part.role}: {render_part_label(part, plan.currency, now)}", part.url or "")
+                for part in plan.parts
+            ),
+            *(
+                (f"needs: {render_bom_line(line, plan.currency)}", line.url or "")
+                for line in plan.bom
+            ),
         ),
     )

@@ -1,0 +1,158 @@
+"""A rig's bill of materials: what it needs to power on and run besides the host and its GPUs.
+
+The T181-G20 takes 12 V DC from an OCP power shelf (guide 000: "expects external 12V power");
+a barebone needs CPUs and RAM; an SXM module sold without its heatsink needs one. Each line is
+bought from the cheapest listing of that part in the store ("listing N"), else priced at the
+part's market from its sales, else at the documented estimate of ``parts.toml`` ("estimate").
+What the host listing already includes adds nothing. Pure: offers and prices in, lines out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from ranking.plan_fit import Host
+    from ranking.server_config import PartsTable
+
+ZERO = Decimal(0)
+CENT = Decimal("0.01")
+HEATSINK, POWER_SHELF = "sxm2-heatsink", "ocp-power-shelf"
+
+
+@dataclass(frozen=True, slots=True)
+class PartOffer:
+    """An active listing of a priced part (an accessory: heatsinks, a power shelf)."""
+
+    listing_id: int
+    item_id: str
+    url: str
+    title: str
+    part: str  # parts.toml id
+    units: int
+    unit_price: Decimal  # landed, user's currency
+
+    @property
+    def price(self) -> Decimal:
+        return self.unit_price * self.units
+
+
+@dataclass(frozen=True, slots=True)
+class PartPrices:
+    """What the planner prices parts with: listings, the parts' sold medians, the estimates."""
+
+    table: PartsTable
+    offers: Mapping[str, Sequence[PartOffer]] = field(default_factory=dict)
+    markets: Mapping[str, Decimal] = field(default_factory=dict)  # unit medians
+
+    def unit(self, code: str) -> tuple[Decimal, str]:
+        """One unit of a part when no listing is bought: its market, else its estimate."""
+        median = self.markets.get(code)
+        if median is not None:
+            return median, "market"
+        return self.table.parts[code].estimate, "estimate"
+
+    def heatsink(self) -> tuple[Decimal, PartOffer | None]:
+        """One SXM2 heatsink: the cheapest listing's unit price (heatsinks sell in lots of
+        four), else the market or the estimate. Linear, so the planner's search and the
+        bill it prints agree."""
+        listings = self.offers.get(HEATSINK, ())
+        if listings:
+            best = min(listings, key=lambda o: (o.unit_price, o.listing_id))
+            return best.unit_price, best
+        return self.unit(HEATSINK)[0], None
+
+
+@dataclass(frozen=True, slots=True)
+class BomLine:
+    """One thing the rig needs: what, how many, what it costs and where that figure is from."""
+
+    item: str
+    units: int
+    price: Decimal  # for all ``units``
+    source: str  # "listing", "market" (sold median in the store) or "estimate"
+    item_id: str | None = None
+    url: str | None = None
+    note: str = ""  # where an estimate comes from
+
+
+def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
+    """What the host needs besides GPUs: its power shelf, CPUs and RAM, where not included."""
+    offer = host.offer
+    if offer is None:
+        return ()  # your own workstation runs already
+    config = offer.config
+    lines = []
+    if host.power_supply == "ocp-12v" and not (config and config.power_shelf):
+        lines.append(_bought(POWER_SHELF, 1, prices))
+    platform = prices.table.platform(host.family)
+    if platform is not None and not (config and config.cpus):
+        cpus = prices.table.bom_cpus
+        lines.append(
+            BomLine(
+                f"{cpus} CPUs ({platform.code})",
+                cpus,
+                (platform.cpu_estimate * cpus).quantize(CENT),
+                "estimate",
+                note=platform.source,
+            )
+        )
+    if platform is not None and not (config and config.ram_gb):
+        gb = prices.table.bom_ram_gb
+        lines.append(
+            BomLine(
+                f"{gb} GB RAM",
+                gb,
+                (platform.ram_per_gb * gb).quantize(CENT),
+                "estimate",
+                note=platform.source,
+            )
+        )
+    return tuple(lines)
+
+
+def needs_heatsink(host: Host, module: str) -> bool:
+    """Whether a module bought for ``host`` needs a heatsink bought: ``module`` is what its
+    listing says ("yes", "no", "unknown"). An SXM module runs only under its heatsink, so
+    unless the host listing includes them or the module's listing says it comes with one, the
+    bill budgets one (a title that does not say is not a promise)."""
+    if not host.form_factor.startswith("SXM") or host.offer is None:
+        return False
+    config = host.offer.config
+    if config is not None and config.heatsinks == "yes":
+        return False
+    return module != "yes"
+
+
+def heatsink_line(count: int, prices: PartPrices) -> BomLine | None:
+    """``count`` heatsinks at the linear unit price of ``PartPrices.heatsink``."""
+    if not count:
+        return None
+    unit, listing = prices.heatsink()
+    label = f"{count} SXM2 heatsinks"
+    price = (unit * count).quantize(CENT)
+    if listing is not None:
+        return BomLine(label, count, price, "listing", listing.item_id, listing.url)
+    source = prices.unit(HEATSINK)[1]
+    note = prices.table.parts[HEATSINK].source if source == "estimate" else ""
+    return BomLine(label, count, price, source, note=note)
+
+
+def _bought(code: str, count: int, prices: PartPrices) -> BomLine:
+    """``count`` of a part: from the cheapest listing holding enough, else at its unit price."""
+    name = prices.table.parts[code].name
+    listings = [o for o in dict(prices.offers).get(code, ()) if o.units >= count]
+    if listings:
+        best = min(listings, key=lambda o: (o.price, o.listing_id))
+        return BomLine(name, count, best.price.quantize(CENT), "listing", best.item_id, best.url)
+    unit, source = prices.unit(code)
+    note = prices.table.parts[code].source if source == "estimate" else ""
+    return BomLine(name, count, (unit * count).quantize(CENT), source, note=note)
+
+
+def bom_total(lines: Sequence[BomLine]) -> Decimal:
+    return sum((line.price for line in lines), ZERO)

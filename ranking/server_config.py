@@ -1,0 +1,232 @@
+"""Read what a server listing comes with (CPUs, RAM, heatsinks, power, drives, board) from its
+title, and which priced part an accessory listing sells (``parts.toml``).
+
+Sellers say "barebone" for a server without GPUs and list CPUs and RAM in the same title
+("ESC4000 G3 ... 2x E5-2680 v4 128GB ... Barebone"), so the configuration comes from what the
+title names, never from the word "barebone". A socket ("2x LGA3647") or a supported range
+("2x E5-2600 v3/v4") is not a CPU. A memory size right after a GPU model is its VRAM, not RAM.
+Pure: text in, frozen records out.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.models import ServerConfig
+from core.text import match_form
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+PARTS_FILE = Path(__file__).parent / "catalog" / "parts.toml"
+
+_CPU = re.compile(
+    r"(?:\b(?P<n>[1-8])\s*x\s*|\b(?P<dual>dual|two)\s+|\b(?P<n2>[1-8])\s*\*\s*)?"
+    r"(?:intel\s+)?(?:xeon\s+)?(?:amd\s+)?"
+    r"(?P<model>e5-\d{4}[a-z]?l?\s*v\d|(?:gold|silver|platinum|bronze)\s+\d{4}[a-z]?"
+    r"|epyc\s+\d{4}[a-z]?)(?![\w/])"
+)
+_NO_CPU = re.compile(r"\bno\s+cpus?\b|\bwithout\s+cpus?\b|\bw/o\s+cpus?\b|\bno\s+processors?\b")
+_NO_RAM = re.compile(r"\bno\s+(?:ram|memory)\b|\bw/o\s+(?:ram|memory)\b|\bwithout\s+(?:ram|memory)")
+_GB = re.compile(r"\b(\d{1,4})\s*gb\b(?!\s*/s|e)")
+_RAM_WORDS = re.compile(r"^\s*(?:ram|memory|ddr\d|ecc|rdimm|reg)\b")
+_NO_HEATSINK = re.compile(r"\b(?:no|w/o|without|missing)\s+(?:gpu\s+|sxm2?\s+)?heat\s?sinks?\b")
+_HEATSINK = re.compile(r"\bheat\s?sinks?\b")
+_PSU = re.compile(
+    r"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{3,4})\s*w\b(?=[^,;]*?\b(?:psus?|power\s+suppl))"
+)
+_DRIVES = re.compile(
+    r"\b(?:\d+\s*x\s*)?\d+(?:\.\d+)?\s*(?:tb|gb)\s*(?:nvme|ssd|hdd|sas|sata)\b", re.IGNORECASE
+)
+_BOARD = re.compile(r"\b(x\d{1,2}d[a-z0-9]*(?:-[a-z0-9+]+)+|z1\dp[a-z]*-[a-z0-9]+)", re.IGNORECASE)
+_LOT = re.compile(
+    r"\blot\s+of\s+(\d{1,3})\b|\b(\d{1,3})\s*x\b(?!\s*\d)|\b(\d{1,3})\s*(?:pcs|pieces|pack)\b|\bset\s+of\s+(\d{1,3})\b"
+)
+# words before a memory size that make it a GPU's VRAM ("4x Tesla V100 SXM2 16GB")
+_GPU_WORDS = frozenset(
+    {"tesla", "v100", "p100", "p40", "a100", "3090", "4090", "3060", "rtx", "sxm2", "sxm4", "pcie",
+     "m40", "k80", "mi50", "mi60", "t4", "a40", "a6000", "gpu", "gpus", "quadro", "titan"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A priced part (``parts.toml``): what a title must say, and the estimate without sales."""
+
+    code: str
+    name: str
+    words: tuple[str, ...]
+    any: tuple[str, ...]
+    estimate: Decimal
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """A host platform's CPU and RAM prices where the store has none (estimates)."""
+
+    code: str
+    cpu_estimate: Decimal
+    ram_per_gb: Decimal
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class PartsTable:
+    """``parts.toml``: the parts, the platforms, each host family's platform, the pools and
+    what a rig's bill of materials adds for a host without CPUs or RAM."""
+
+    parts: Mapping[str, Part]
+    platforms: Mapping[str, Platform]
+    hosts: Mapping[str, str]  # server family -> platform code
+    pools: Mapping[str, tuple[str, ...]]  # pool name -> the SKUs pooled
+    bom_cpus: int
+    bom_ram_gb: int
+    power_shelf_hosts: frozenset[str]
+
+    def platform(self, family: str) -> Platform | None:
+        code = self.hosts.get(family)
+        return self.platforms.get(code) if code else None
+
+    def pool_of(self, sku: str) -> tuple[str, ...]:
+        """The SKUs ``sku`` shares a thin market with (itself alone when it has no pool)."""
+        return next((skus for skus in self.pools.values() if sku in skus), (sku,))
+
+
+@cache
+def load_parts() -> PartsTable:
+    """The packaged ``ranking/catalog/parts.toml``, read once."""
+    with PARTS_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    parts = {
+        code: Part(
+            code,
+            str(p["name"]),
+            tuple(p.get("words", ())),
+            tuple(p.get("any", ())),
+            Decimal(str(p["estimate"])),
+            str(p["source"]),
+        )
+        for code, p in data["parts"].items()
+    }
+    platforms = {
+        code: Platform(
+            code, Decimal(str(p["cpu_estimate"])), Decimal(str(p["ram_per_gb"])), str(p["source"])
+        )
+        for code, p in data["platforms"].items()
+    }
+    bom = data["bom"]
+    return PartsTable(
+        parts,
+        platforms,
+        dict(data["hosts"]),
+        {name: tuple(skus) for name, skus in data["pools"].items()},
+        int(bom["cpus"]),
+        int(bom["ram_gb"]),
+        frozenset(bom["power_shelf_hosts"]),
+    )
+
+
+def parse_server_config(title: str, *, sxm_gpus_included: bool = False) -> ServerConfig:
+    """What a server title says comes with it besides its GPUs.
+
+    ``sxm_gpus_included``: the title sells SXM modules installed, which sit under their
+    heatsinks, so the heatsinks come too.
+
+    >>> title = "T181-G20 GPU Server 2x Xeon Silver 4114 64GB No GPUs No Heatsinks"
+    >>> parse_server_config(title).describe()
+    '2x Silver 4114, 64 GB RAM, no heatsinks'
+    """
+    title = match_form(title)
+    text = " ".join(title.lower().split())
+    cpus, model = _cpus(text)
+    return ServerConfig(
+        heatsinks=_heatsinks(text, sxm_gpus_included),
+        cpus=cpus,
+        cpu_model=model,
+        ram_gb=_ram(text),
+        **_psus(text),
+        power_shelf="power shelf" in text,
+        drives=_first(_DRIVES.finditer(title)),
+        board=_board(title),
+    )
+
+
+def parse_part(title: str, parts: Iterable[Part]) -> tuple[str, int] | None:
+    """The priced part an accessory title sells, and how many: ("sxm2-heatsink", 4)."""
+    text = " ".join(match_form(title).lower().split())
+    for part in parts:
+        if all(w in text for w in part.words) and (
+            not part.any or any(w in text for w in part.any)
+        ):
+            return part.code, _lot(text)
+    return None
+
+
+def _cpus(text: str) -> tuple[int | None, str | None]:
+    if _NO_CPU.search(text):
+        return 0, None
+    for m in _CPU.finditer(text):
+        count = 2 if m["dual"] else int(m["n"] or m["n2"] or 1)
+        return count, _model(m["model"])
+    return None, None
+
+
+def _model(raw: str) -> str:
+    """ "e5-2680 v4" -> "E5-2680 v4", "gold 6138" -> "Gold 6138"."""
+    words = raw.split()
+    if raw.startswith("e5"):
+        return f"{words[0].upper()} {words[-1]}" if len(words) > 1 else raw.upper()
+    return " ".join([words[0].capitalize(), *(w.upper() for w in words[1:])])
+
+
+def _ram(text: str) -> int | None:
+    if _NO_RAM.search(text):
+        return 0
+    found = []
+    for m in _GB.finditer(text):
+        before = text[: m.start()].split()[-3:]
+        named_ram = _RAM_WORDS.match(text[m.end() :]) is not None
+        if named_ram or not _GPU_WORDS.intersection(before):
+            found.append(int(m[1]))
+    # RAM comes in 16 GB steps at least; "8GB" after no GPU word is still a card's memory
+    ram = [gb for gb in found if gb >= 16]
+    return max(ram) if ram else None
+
+
+def _heatsinks(text: str, sxm_gpus_included: bool) -> str:
+    if _NO_HEATSINK.search(text):
+        return "no"
+    if sxm_gpus_included or _HEATSINK.search(text):
+        return "yes"
+    return "unknown"
+
+
+def _psus(text: str) -> dict[str, int | None]:
+    m = _PSU.search(text)
+    if m is None:
+        return {"psus": None, "psu_watts": None}
+    return {"psus": int(m["n"]) if m["n"] else 1, "psu_watts": int(m["w"])}
+
+
+def _board(title: str) -> str | None:
+    m = _BOARD.search(title)
+    return m[1].upper() if m else None
+
+
+def _first(matches: Iterable[re.Match[str]]) -> str | None:
+    return next((" ".join(m[0].split()) for m in matches), None)
+
+
+def _lot(text: str) -> int:
+    m = _LOT.search(text)
+    if m is None:
+        return 1
+    count = int(next(g for g in m.groups() if g))
+    return count if 0 < count <= 100 else 1

@@ -1,0 +1,338 @@
+"""What a server is worth, like for like: its chassis' market plus the market of every part it
+comes with (GPUs, heatsinks, CPUs, RAM, power shelf), each from the store or an estimate.
+
+A server's sales rarely match the listing at hand: one came with heatsinks, one with two Gold
+6130s and 256 GB, one with four V100s. So each sale is first brought down to its **chassis**:
+its landed price minus the parts its title says it came with, valued the same way. The chassis
+market is the robust median of those (``ranking/market.py``'s rule). A listing's reference is
+then a **composite**, the chassis plus its own parts, and the sentence shows the sum ("chassis
+$780 + 2 CPUs $50 (estimate) + 64 GB RAM $70 (estimate) = $900"). Where at least
+``strong_sales`` sales share the listing's configuration class (barebone, heatsinks, CPUs and
+RAM) and no GPUs, those sales are the reference directly.
+
+Thin markets borrow strength in steps, each lowering the evidence tier reported: the SKU's own
+sales in the window (``strong`` or ``thin``), the SKU's sales over ``pool_window_days``
+(``thin``), then its family's (``parts.toml`` ``[pools]``: the four 4028GR models), each
+model's chassis scaled by its own sales against the family's where it has any (``pooled``).
+A SKU with any sale never falls back to asking prices. Pure: rows in, records out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from core.models import Category
+from ranking.market import SalePoint, sale_point, sold_market, weighted_median
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from datetime import datetime
+
+    from core.models import Included, ServerConfig
+    from core.settings import RankSettings
+    from ranking.catalog import Sku
+    from ranking.market import Market
+    from ranking.rows import SoldRow
+    from ranking.server_config import PartsTable
+
+ZERO = Decimal(0)
+CENT = Decimal("0.01")
+SHRINK = 2  # a model's own sales needed to count as much as its family's level
+COMPOSITE_WEIGHT = Decimal(1)  # a composite counts as much as one sale of the same machine
+PART_KIND = "part"  # SoldRow.kind of a priced part's sale (its ``sku`` is the part id)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of a composite reference: what, how much, and where the figure comes from."""
+
+    label: str  # "chassis", "4x V100 SXM2 16GB", "2 CPUs", "64 GB RAM", "4 heatsinks"
+    amount: Decimal
+    source: str  # "market" (sales in the store), "estimate" (parts.toml), "sales" (same class)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A server listing's reference: the total, its lines, and the market it rests on."""
+
+    total: Decimal
+    lines: tuple[Line, ...]
+    market: Market  # the chassis' (or the same configuration's) market: its evidence
+    parts_total: Decimal | None = None  # chassis + parts, before the same configuration's pull
+    twin_range: tuple[Decimal, Decimal] | None = None  # those sales' landed prices, low and high
+
+    @property
+    def same_config(self) -> bool:
+        return self.lines[0].source == "sales"
+
+    def describe(self, money: Callable[[Decimal], str]) -> str:
+        """ "chassis $780 + 2 CPUs $50 (estimate) = $830", "the chassis median of $780", or
+        "the median of 3 sales of the same configuration, $830"."""
+        if self.same_config:
+            return f"the median of {self.lines[0].label}, {money(self.total)}"
+        built = self.parts_total if self.parts_total is not None else self.total
+        if len(self.lines) == 1:
+            said = f"the chassis median of {money(built)}"
+        else:
+            parts = [
+                f"{line.label} {money(line.amount)}"
+                + (" (estimate)" if line.source == "estimate" else "")
+                for line in self.lines
+            ]
+            said = f"{' + '.join(parts)} = {money(built)}"
+        if self.twin_range is None:
+            return said
+        low, high = self.twin_range
+        span = money(low) if low == high else f"{money(low)}–{money(high)}"
+        return (
+            f"{money(self.total)} ({said}, moved toward the same configuration's sales at {span})"
+        )
+
+
+def part_markets(
+    sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime
+) -> dict[str, Market]:
+    """Each priced part's market (per unit) from its sales over ``pool_window_days``.
+
+    A part needs fewer sales than a card to count (one sale beats an estimate); its evidence
+    is never above ``thin``.
+    """
+    since = now.date() - timedelta(days=settings.pool_window_days)
+    points: dict[str, list[SalePoint]] = {}
+    for sale in sales:
+        if sale.kind == PART_KIND and since < sale.sold_date <= now.date():
+            point = sale_point(sale, settings)
+            if point is not None:
+                points.setdefault(sale.sku, []).append(point)
+    lenient = replace(settings, min_sales=1)
+    markets = {}
+    for code, found in points.items():
+        market = sold_market(code, found, lenient)
+        if market is not None:
+            markets[code] = replace(market, evidence="thin", window_days=settings.pool_window_days)
+    return markets
+
+
+@dataclass(frozen=True, slots=True)
+class Valuer:
+    """Values what a server comes with: GPUs at their market, parts at theirs or an estimate."""
+
+    skus: Mapping[str, Sku]
+    markets: Mapping[str, Market]  # the cards' markets
+    parts: Mapping[str, Market]  # the priced parts' markets (``part_markets``)
+    table: PartsTable
+
+    def lines(
+        self, sku: Sku, config: ServerConfig | None, includes: Sequence[Included]
+    ) -> tuple[Line, ...] | None:
+        """The parts' lines; None when an included GPU has no market (it cannot be valued)."""
+        found: list[Line] = []
+        for item in includes:
+            market = self.markets.get(item.sku)
+            card = self.skus.get(item.sku)
+            if market is None or card is None:
+                return None
+            found.append(
+                Line(f"{item.quantity}x {_short(card)}", market.median * item.quantity, "market")
+            )
+        if config is None:
+            return tuple(found)
+        slots = sku.gpu_slots or 0
+        if not includes and config.heatsinks == "yes" and _sxm(sku) and slots:
+            found.append(self.part_line("sxm2-heatsink", slots, f"{slots} heatsinks"))
+        if config.power_shelf:
+            found.append(self.part_line("ocp-power-shelf", 1, "power shelf"))
+        platform = self.table.platform(sku.family or "")
+        if platform is not None and config.cpus:
+            label = f"{config.cpus} CPUs" if config.cpus > 1 else "1 CPU"
+            found.append(Line(label, platform.cpu_estimate * config.cpus, "estimate"))
+        if platform is not None and config.ram_gb:
+            found.append(
+                Line(f"{config.ram_gb} GB RAM", platform.ram_per_gb * config.ram_gb, "estimate")
+            )
+        return tuple(found)
+
+    def part_line(self, code: str, count: int, label: str) -> Line:
+        """``count`` of a priced part: at its market in the store, else its estimate."""
+        market = self.parts.get(code)
+        if market is not None:
+            return Line(label, market.median * count, "market")
+        return Line(label, self.table.parts[code].estimate * count, "estimate")
+
+
+def chassis_markets(
+    sales: Iterable[SoldRow], valuer: Valuer, settings: RankSettings, *, now: datetime
+) -> dict[str, Market]:
+    """Every server SKU's chassis market, in the steps the module describes."""
+    today = now.date()
+    recent = today - timedelta(days=settings.window_days)
+    since = today - timedelta(days=settings.pool_window_days)
+    points: dict[str, list[_ChassisPoint]] = {}
+    for sale in sales:
+        sku = valuer.skus.get(sale.sku)
+        if sale.kind != "item" or sku is None or sku.category is not Category.SERVER:
+            continue
+        if not since < sale.sold_date <= today:
+            continue
+        point = _chassis_point(sale, sku, valuer, settings)
+        if point is not None:
+            seen = _ChassisPoint(point, sale.sold_date > recent, bool(sale.includes))
+            points.setdefault(sku.sku, []).append(seen)
+    markets: dict[str, Market] = {}
+    for code, found in points.items():
+        market = _first_market(code, found, settings)
+        if market is not None:
+            markets[code] = market
+    for code in {c for c in valuer.skus if c not in markets}:
+        pooled = _pooled(code, points, valuer.table.pool_of(code), settings)
+        if pooled is not None:
+            markets[code] = pooled
+    return markets
+
+
+def same_config_sales(
+    sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime
+) -> dict[tuple[object, ...], list[SalePoint]]:
+    """Per server configuration (``config_key``), its sales in the window at their landed price:
+    the like-for-like comparison, used directly where there are ``min_sales`` of them."""
+    since = now.date() - timedelta(days=settings.window_days)
+    found: dict[tuple[object, ...], list[SalePoint]] = {}
+    for sale in sales:
+        if sale.config is None or sale.kind != "item":
+            continue
+        if since < sale.sold_date <= now.date() and (point := sale_point(sale, settings)):
+            found.setdefault(config_key(sale.sku, sale.config, sale.includes), []).append(point)
+    return found
+
+
+def config_key(
+    sku: str, config: ServerConfig | None, includes: Sequence[Included]
+) -> tuple[object, ...]:
+    """What makes two server listings the same machine: model, parts and GPUs."""
+    return (sku, config, tuple(sorted((i.sku, i.quantity) for i in includes)))
+
+
+def composite(
+    sku: Sku,
+    config: ServerConfig | None,
+    includes: Sequence[Included],
+    chassis: Market | None,
+    twins: Sequence[SalePoint],
+    valuer: Valuer,
+    settings: RankSettings,
+) -> Reference | None:
+    """The listing's reference: the sales of the same configuration (``twins``) where there
+    are ``min_sales`` of them, else its chassis plus its parts."""
+    same = sold_market(sku.sku, list(twins), settings) if twins else None
+    if same is not None:
+        label = f"{same.count} sales of the same configuration"
+        return Reference(same.median, (Line(label, same.median, "sales"),), same)
+    if chassis is None:
+        return None
+    lines = valuer.lines(sku, config, includes)
+    if lines is None:
+        return None
+    chassis_line = Line("chassis", chassis.median, "market")
+    parts = sum((line.amount for line in lines), chassis.median).quantize(CENT)
+    return Reference(_blend(parts, twins), (chassis_line, *lines), chassis, parts, _range(twins))
+
+
+def _blend(parts: Decimal, twins: Sequence[SalePoint]) -> Decimal:
+    """The composite moved toward the few sales of the very same configuration: each counts
+    as much as the composite (``COMPOSITE_WEIGHT``), a best offer too (its price is an upper
+    bound, so it can only pull the reference toward what was really paid)."""
+    if not twins:
+        return parts
+    median = weighted_median((p.price, Decimal(1)) for p in twins) or parts
+    count = Decimal(len(twins))
+    return ((median * count + parts * COMPOSITE_WEIGHT) / (count + COMPOSITE_WEIGHT)).quantize(CENT)
+
+
+@dataclass(frozen=True, slots=True)
+class _ChassisPoint:
+    point: SalePoint  # the sale's landed price less its parts
+    recent: bool  # in the window (else only in ``pool_window_days``)
+    gpus: bool  # it came with GPUs (a complete machine sells at a premium over its parts)
+
+
+def _first_market(
+    code: str, found: Sequence[_ChassisPoint], settings: RankSettings
+) -> Market | None:
+    """The chassis from sales without GPUs in the window, then over the longer window, then
+    from every sale (complete machines too) likewise; past the first step, at most "thin"."""
+    steps = (
+        ([p.point for p in found if p.recent and not p.gpus], settings.window_days),
+        ([p.point for p in found if not p.gpus], settings.pool_window_days),
+        ([p.point for p in found if p.recent], settings.window_days),
+        ([p.point for p in found], settings.pool_window_days),
+    )
+    for step, (chosen, days) in enumerate(steps):
+        market = sold_market(code, chosen, settings)
+        if market is not None:
+            evidence = market.evidence if step == 0 else "thin"
+            return replace(market, evidence=evidence, window_days=days)
+    return None
+
+
+def _chassis_point(
+    sale: SoldRow, sku: Sku, valuer: Valuer, settings: RankSettings
+) -> SalePoint | None:
+    point = sale_point(sale, settings)
+    if point is None:
+        return None
+    lines = valuer.lines(sku, sale.config, sale.includes)
+    if lines is None:
+        return None
+    chassis = point.price - sum((line.amount for line in lines), ZERO)
+    if chassis <= 0:
+        return None
+    return replace(point, price=chassis.quantize(CENT))
+
+
+def _pooled(
+    code: str,
+    points: Mapping[str, list[_ChassisPoint]],
+    pool: Sequence[str],
+    settings: RankSettings,
+) -> Market | None:
+    """The family's chassis sales, moved toward the model's own level as far as its own sales
+    support: with n of them, the model's ratio to the family counts n / (n + ``SHRINK``)."""
+    members = {m: [p.point for p in points.get(m, [])] for m in pool if points.get(m)}
+    if not members or set(members) == {code}:
+        return None
+    every = [p for found in members.values() for p in found]
+    market = sold_market(code, every, settings)
+    if market is None or market.median <= 0:
+        return None
+    own = members.get(code, [])
+    factor = 1.0
+    if own:
+        level = weighted_median((p.price, p.weight) for p in own) or market.median
+        factor = float(level / market.median) ** (len(own) / (len(own) + SHRINK))
+    scale = Decimal(str(round(factor, 4)))
+    return replace(
+        market,
+        median=(market.median * scale).quantize(CENT),
+        q1=market.q1 * scale,
+        q3=market.q3 * scale,
+        evidence="pooled",
+        window_days=settings.pool_window_days,
+    )
+
+
+def _range(points: Sequence[SalePoint]) -> tuple[Decimal, Decimal] | None:
+    if not points:
+        return None
+    prices = [p.price for p in points]
+    return min(prices), max(prices)
+
+
+def _sxm(sku: Sku) -> bool:
+    return (sku.gpu_form_factor or "").startswith("SXM")
+
+
+def _short(card: Sku) -> str:
+    return card.name.removeprefix("NVIDIA ").removeprefix("Tesla ")
