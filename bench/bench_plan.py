@@ -17,7 +17,7 @@ import time
 from decimal import Decimal
 from typing import Any
 
-from core.models import Category, Included
+from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs
 from ranking.plan_rules import load_plan_rules
@@ -29,6 +29,15 @@ TARGETS = {
     "vram 96, budget 3000, pcie": Target(vram_gb=96, budget=Decimal(3000), form_factor="pcie"),
 }
 
+
+# What server listings come with (a barebone without heatsinks, one with CPUs and RAM, one ready
+# to run) and what module listings say of their heatsink: the bill of materials runs on each.
+CONFIGS = (
+    ServerConfig(heatsinks="no"),
+    ServerConfig(heatsinks="unknown", cpus=2, ram_gb=128),
+    ServerConfig(heatsinks="yes", cpus=2, ram_gb=192, power_shelf=True),
+)
+HEATSINK = ("yes", "no", "unknown")
 
 SMALL_CASE = (
     "gigabyte-t181-g20",
@@ -73,6 +82,8 @@ def make_offers(
                 ),
                 price_basis="predicted" if rng.random() < 1 / 6 else "fixed",
                 includes=includes,
+                config=rng.choice(CONFIGS) if server else None,
+                heatsink=rng.choice(HEATSINK),
             )
         )
     return offers

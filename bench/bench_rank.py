@@ -243,12 +243,30 @@ def _base_price(sku: Sku) -> float:
 LISTING_COLS = (
     "id, marketplace, item_id, title, url, buying_format, currency, end_time, status,"
     " first_seen, last_seen, sku, category, kind, quantity, includes, confidence,"
-    " seller_feedback, seller_positive_pct, location"
+    " seller_feedback, seller_positive_pct, location, config, part"
 )
 OBS_COLS = "id, listing_id, observed_at, price, shipping, currency, bids, status"
 # Titles some listings carry, so the risk signals run on every title as in real use.
 WORDING = ("", "", "", "", "", "", " untested", " read description", " no returns", " locked")
 LOCATIONS = ("United States", "United States", "United States", "Hong Kong", "Dallas, TX")
+# What server titles say they come with, as the normalizer reads it (ServerConfig.as_json):
+# a barebone, one with heatsinks, one with CPUs and RAM, one with CPUs, RAM and a power shelf.
+CONFIGS = tuple(
+    json.dumps(c)
+    for c in (
+        {"heatsinks": "unknown"},
+        {"heatsinks": "yes"},
+        {"heatsinks": "no", "cpus": 2, "cpu_model": "E5-2680 v4", "ram_gb": 256},
+        {
+            "heatsinks": "yes",
+            "cpus": 2,
+            "cpu_model": "Gold 6138",
+            "ram_gb": 192,
+            "power_shelf": True,
+        },
+    )
+)
+PARTS = ("sxm2-heatsink", "ocp-power-shelf", None, None)  # a priced part, for some accessories
 SALE_COLS = "id, listing_id, sold_date, price, shipping, currency, best_offer_accepted, source"
 COLUMNS = {"listings": LISTING_COLS, "observations": OBS_COLS, "sales": SALE_COLS}
 
@@ -290,6 +308,8 @@ def _listings(
         server = sku.category is not Category.GPU
         includes = '[{"sku": "nvidia-tesla-p40", "quantity": 8}]' if server and i % 3 == 0 else "[]"
         auction = fmt[i] == "auction"
+        config = CONFIGS[i % 4] if sku.category is Category.SERVER else None
+        part = PARTS[i % 4] if kind[i] == "accessory" else None
         rows.append((
             i + 1, "EBAY_US", f"{100000000000 + i}", f"{sku.name} listing {i}{WORDING[i % 10]}",
             f"https://www.ebay.com/itm/{100000000000 + i}", fmt[i], currency[i],
@@ -297,6 +317,7 @@ def _listings(
             _stamp(NOW - timedelta(days=40)), _stamp(NOW), None if unmatched[i] else sku.sku,
             sku.category.value, kind[i], int(quantity[i]), includes, 0.9,
             int(feedback[i]), 995, LOCATIONS[i % 5],  # 99.5 %, stored in tenths
+            config, part,
         ))  # fmt: skip
         if server and includes != "[]":
             price[i] += 8 * 150
@@ -375,9 +396,11 @@ FROM listings l JOIN observations o ON o.id = (
 WHERE l.status = 'active' AND l.sku IS NOT NULL
 """
 _FAIR_SALES = """
-SELECT s.*, l.sku, l.kind, l.quantity, l.includes
+SELECT s.*, l.sku, l.kind, l.quantity, l.includes, l.config, l.part, l.category
 FROM sales s JOIN listings l ON l.id = s.listing_id
-WHERE l.kind = 'item' AND l.sku IS NOT NULL AND s.sold_date > :since
+WHERE s.sold_date > :longer AND (
+  (l.kind = 'item' AND l.sku IS NOT NULL AND (s.sold_date > :since OR l.category = 'server'))
+  OR (l.kind = 'accessory' AND l.part IS NOT NULL))
 """
 
 
@@ -393,12 +416,13 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
     engine = create_engine(settings.database_url)
     with Session(engine) as session:  # the same kept auction model: only the loading differs
         model = load_auction_model(session, settings.rank, now=now)
+    rank = settings.rank
+    since = (now.date() - timedelta(days=rank.window_days)).isoformat()
+    longer = (now.date() - timedelta(days=max(rank.window_days, rank.pool_window_days))).isoformat()
     if fair:
-        since = (now.date() - timedelta(days=settings.rank.window_days)).isoformat()
         with engine.connect() as conn:
             cur = pd.read_sql(text(_FAIR_ACTIVE), conn)
-            sold = pd.read_sql(text(_FAIR_SALES), conn, params={"since": since})
-        sold = sold[~sold.includes.map(_json).astype(bool)]
+            sold = pd.read_sql(text(_FAIR_SALES), conn, params={"since": since, "longer": longer})
     else:
         with engine.connect() as conn:
             listings = pd.read_sql("SELECT * FROM listings", conn)
@@ -415,13 +439,15 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
             right_on="listing_id",
         )
         sold = sales.merge(
-            listings[["id", "sku", "kind", "quantity", "includes"]],
+            listings[["id", "sku", "kind", "quantity", "includes", "config", "part", "category"]],
             left_on="listing_id",
             right_on="id",
         )
-        sold = sold[
-            (sold.kind == "item") & sold.sku.notna() & ~sold.includes.map(_json).astype(bool)
-        ]
+        day = sold.sold_date.astype(str)
+        items = (sold.kind == "item") & sold.sku.notna()
+        items &= (day > since) | (sold.category == "server")
+        parts = (sold.kind == "accessory") & sold.part.notna()
+        sold = sold[(day > longer) & (items | parts)]
     active = [
         ActiveRow(
             listing_id=int(r.id), item_id=r.item_id, marketplace=r.marketplace, title=r.title,
@@ -435,16 +461,20 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
             seller_feedback=None if pd.isna(r.seller_feedback) else int(r.seller_feedback),
             seller_positive_pct=None if pd.isna(r.seller_positive_pct)
             else from_units(int(r.seller_positive_pct), 1),
-            location=r.location,
+            location=r.location, config=_config(r.config),
         )
         for r in cur.itertuples()
     ]  # fmt: skip
     sold_rows = [
         SoldRow(
-            sku=r.sku, quantity=int(r.quantity), price=_money(r.price), currency=r.currency,
+            sku=r.part if r.kind == "accessory" else r.sku, quantity=int(r.quantity),
+            price=_money(r.price), currency=r.currency,
             sold_date=pd.Timestamp(r.sold_date).date(),
             shipping=None if pd.isna(r.shipping) else _money(r.shipping),
             best_offer_accepted=bool(r.best_offer_accepted), source=r.source,
+            kind="part" if r.kind == "accessory" else "item",
+            includes=tuple(Included(i["sku"], int(i["quantity"])) for i in _json(r.includes)),
+            config=_config(r.config),
         )
         for r in sold.itertuples()
     ]  # fmt: skip
@@ -458,6 +488,15 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
 def _money(cents: Any) -> Decimal:
     """A raw money column (integer cents, db/types.py) as Decimal."""
     return from_units(int(cents), 2)
+
+
+def _config(value: Any) -> Any:
+    """A listing's server configuration as read raw (None, JSON text or a decoded dict)."""
+    from core.models import ServerConfig
+
+    if value is None or (isinstance(value, float) and value != value):  # SQL NULL, pandas NaN
+        return None
+    return ServerConfig.from_json(_json(value))
 
 
 def _json(value: Any) -> Any:

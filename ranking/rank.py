@@ -653,9 +653,7 @@ def _deal(
         needs_host=p.sku.form_factor if value.needs_host else None,
         config=row.config,
         config_text=_config_text(p),
-        reference=tuple((x.label, x.amount, x.source) for x in p.reference.lines)
-        if p.reference
-        else (),
+        reference=p.reference.json_lines if p.reference else (),
     )
 
 

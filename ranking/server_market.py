@@ -63,6 +63,18 @@ class Reference:
     market: Market  # the chassis' (or the same configuration's) market: its evidence
     parts_total: Decimal | None = None  # chassis + parts, before the same configuration's pull
     twin_range: tuple[Decimal, Decimal] | None = None  # those sales' landed prices, low and high
+    twins: int = 0  # how many sales of the very same configuration moved the composite
+    twin_median: Decimal | None = None
+
+    @property
+    def json_lines(self) -> tuple[tuple[str, Decimal, str], ...]:
+        """The lines as ``Deal.reference`` holds them: the composite's, then (when it was moved
+        toward them) the median of the same configuration's sales."""
+        lines = tuple((x.label, x.amount, x.source) for x in self.lines)
+        if self.twin_median is None:
+            return lines
+        label = f"median of {self.twins} sales of the same configuration (pulls the sum toward it)"
+        return (*lines, (label, self.twin_median, "sales"))
 
     @property
     def same_config(self) -> bool:
@@ -237,18 +249,27 @@ def composite(
         return None
     chassis_line = Line("chassis", chassis.median, "market")
     parts = sum((line.amount for line in lines), chassis.median).quantize(CENT)
-    return Reference(_blend(parts, twins), (chassis_line, *lines), chassis, parts, _range(twins))
-
-
-def _blend(parts: Decimal, twins: Sequence[SalePoint]) -> Decimal:
-    """The composite moved toward the few sales of the very same configuration: each counts
-    as much as the composite (``COMPOSITE_WEIGHT``), a best offer too (its price is an upper
-    bound, so it can only pull the reference toward what was really paid)."""
     if not twins:
-        return parts
-    median = weighted_median((p.price, Decimal(1)) for p in twins) or parts
-    count = Decimal(len(twins))
-    return ((median * count + parts * COMPOSITE_WEIGHT) / (count + COMPOSITE_WEIGHT)).quantize(CENT)
+        return Reference(parts, (chassis_line, *lines), chassis, parts)
+    median = (weighted_median((p.price, Decimal(1)) for p in twins) or parts).quantize(CENT)
+    return Reference(
+        _blend(parts, median, len(twins)),
+        (chassis_line, *lines),
+        chassis,
+        parts,
+        _range(twins),
+        len(twins),
+        median,
+    )
+
+
+def _blend(parts: Decimal, median: Decimal, twins: int) -> Decimal:
+    """The composite moved toward the few sales of the very same configuration (their median,
+    each counted as much as the composite: ``COMPOSITE_WEIGHT``; a best offer too, as its price
+    is an upper bound and can only pull the reference toward what was really paid)."""
+    count = Decimal(twins)
+    blended = (median * count + parts * COMPOSITE_WEIGHT) / (count + COMPOSITE_WEIGHT)
+    return blended.quantize(CENT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from core.secrets import add_secrets
 from core.settings import (
     DEFAULT_CURRENCY,
     DEFAULT_FREIGHT,
+    DEFAULT_FREIGHT_FACTORS,
     ApiSettings,
     CollectorSettings,
     RankSettings,
@@ -246,11 +247,26 @@ def _rank(model: ConfigFile) -> RankSettings:
     rates = {k.upper(): Decimal(str(v)) for k, v in fx.items()}
     rates.setdefault(currency, Decimal(1))
     freight = {**DEFAULT_FREIGHT}
+    factors = {**DEFAULT_FREIGHT_FACTORS}
     if section.freight:
-        freight.update(section.freight.model_dump(exclude_none=True))
+        given = section.freight.model_dump(exclude_none=True)
+        factors.update(
+            {key: Decimal(str(given.pop(name))) for name, key in _FACTORS.items() if name in given}
+        )
+        freight.update(given)
     return build_settings(
-        RankSettings, {**values, "fx_rates": rates, "fx_date": fx_date, "freight": freight}
+        RankSettings,
+        {
+            **values,
+            "fx_rates": rates,
+            "fx_date": fx_date,
+            "freight": freight,
+            "freight_factors": factors,
+        },
     )
+
+
+_FACTORS = {"same_region": "region", "overseas": "overseas"}  # [rank.freight] -> origin
 
 
 def _channel(name: str, section: ChannelSection, environ: Mapping[str, str]) -> Channel:

@@ -151,6 +151,9 @@ class FreightSection(Section):
     server: Amount | None = None
     board: Amount | None = None
     gpu: Amount | None = None
+    # the estimate's factor when a listing ships from a neighbouring country / from overseas
+    same_region: Annotated[Number, Field(ge=1, le=20)] | None = None
+    overseas: Annotated[Number, Field(ge=1, le=20)] | None = None
 
 
 class RankSection(Section):
@@ -159,6 +162,7 @@ class RankSection(Section):
     window_days: Annotated[int, Field(ge=1)] | None = None
     min_sales: Annotated[int, Field(ge=1)] | None = None
     strong_sales: Annotated[int, Field(ge=1)] | None = None
+    pool_window_days: Annotated[int, Field(ge=1, le=3650)] | None = None
     min_seller_feedback: Annotated[int, Field(ge=0)] | None = None
     min_seller_positive_pct: Annotated[Number, Field(ge=0, le=100)] | None = None
     check_discount: Annotated[float, Field(gt=0, le=1)] | None = None

@@ -200,13 +200,18 @@ def test_the_planner_finds_what_an_exhaustive_search_finds(seed: int):
     rng = random.Random(seed)
     hosts = [T181, "asus-esc4000-g3", "supermicro-sys-4028gr-trt2", "dell-poweredge-c4140"]
     gpus = [V100_SXM2, "nvidia-tesla-v100-sxm2-32gb", RTX3090, "nvidia-tesla-p100-pcie-16gb"]
-    offers = [offer(rng.choice(hosts), str(rng.randint(300, 2000))) for _ in range(4)]
+    configs = [READY, ServerConfig(heatsinks="no"), ServerConfig(cpus=2, ram_gb=64)]
+    offers = [
+        offer(rng.choice(hosts), str(rng.randint(300, 2000)), config=rng.choice(configs))
+        for _ in range(4)
+    ]
     offers += [
         offer(
             rng.choice(gpus),
             str(rng.randint(80, 800)),
             units=rng.choice([1, 1, 1, 2, 4]),
             price_basis=rng.choice(["fixed", "fixed", "predicted"]),
+            heatsink=rng.choice(["yes", "no", "unknown"]),
         )
         for _ in range(11)
     ]

@@ -155,6 +155,8 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
         ('[collector]\ntimeout = "20s"\n', '[collector]: timeout = "20s": expected'),
         ("[collector]\nconcurrency = 0\n", "concurrency = 0: expected greater than or equal to 1"),
         ("[rank]\nwindow_days = 2.5\n", "[rank]: window_days = 2.5: expected"),
+        ("[rank.freight]\noverseas = 0.5\n", "overseas = 0.5: expected greater than or equal to 1"),
+        ("[rank]\npool_window_days = 0\n", "pool_window_days = 0: expected greater than"),
         ('[[search]]\nquery = "p40"\nmax_price = "cheap"\n', '"cheap" is not a number'),
         ('[[search]]\nquery = "p"\nmin_price = 9\nmax_price = 5\n', "min_price 9 is above"),
         ("[[alerts.rule]]\nmin_score = 0.8\nmin_discount = 3\n", "min_discount = 3: expected"),
@@ -311,6 +313,13 @@ def test_the_starter_examples_are_valid_and_on_the_real_scales(tmp_path: Path):
     assert rules["bid-reminder"].ending_within == timedelta(hours=3)
     assert set(settings.alerts.channels) == {"email", "discord", "phone"}
     assert str(settings.alerts.channels["phone"].quiet_hours) == "23:00-07:00"
+
+
+def test_freight_factors_by_origin_are_configurable(tmp_path: Path):
+    text = "[rank.freight]\nserver = 150\noverseas = 4\n"
+    rank = load_settings(write(tmp_path, text), {}).rank
+    assert rank.freight["server"] == Decimal(150)
+    assert rank.freight_factors == {"region": Decimal("1.5"), "overseas": Decimal(4)}
 
 
 def test_the_smallest_useful_sections_take_their_defaults(tmp_path: Path):
