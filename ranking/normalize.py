@@ -71,7 +71,8 @@ class Normalizer:
             host = self.catalog.get(norm.sku) if norm.sku else None
             form = (host.gpu_form_factor if host else None) or ""
             sxm = bool(norm.includes) and (host is None or form.startswith("SXM"))
-            return replace(norm, config=parse_server_config(title, sxm_gpus_included=sxm))
+            config = parse_server_config(title, sxm_gpus_included=sxm, specifics=specifics)
+            return replace(norm, config=config)
         if norm.kind is Kind.ACCESSORY:
             found = parse_part(title, load_parts().parts.values())
             if found is not None:

@@ -17,6 +17,7 @@ DOMESTIC, REGION, OVERSEAS = "domestic", "region", "overseas"
 _US_STATE = re.compile(r",\s*[A-Z]{2}$")
 
 
+@lru_cache(maxsize=4096)  # a day's listings ship from a few hundred distinct places
 def ship_origin(marketplace: str, location: str | None) -> str:
     """ "domestic" (home, or not said), "region" (abroad but near: Canada for eBay US) or
     "overseas" (farther: dearer freight, and customs or import duty may apply)."""

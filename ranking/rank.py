@@ -244,6 +244,19 @@ class _Servers:
 
     valuer: Valuer
     twins: Mapping[tuple[object, ...], Sequence[SalePoint]]
+    # one reference per configuration: listings of the same machine share it
+    references: dict[tuple[object, ...], Reference | None] = field(default_factory=dict)
+
+    def reference(
+        self, sku: Sku, row: ActiveRow, chassis: Market | None, settings: RankSettings
+    ) -> Reference | None:
+        key = config_key(sku.sku, row.config, row.includes)
+        if key not in self.references:
+            twins = self.twins.get(key, ())
+            self.references[key] = composite(
+                sku, row.config, row.includes, chassis, twins, self.valuer, settings
+            )
+        return self.references[key]
 
 
 def _markets(
@@ -428,8 +441,7 @@ def _price(
     included_value, unvalued = _included_value(row, markets)
     baseline = composed = None
     if sku.category is Category.SERVER:
-        twins = servers.twins.get(config_key(sku.sku, row.config, row.includes), ())
-        composed = composite(sku, row.config, row.includes, market, twins, servers.valuer, settings)
+        composed = servers.reference(sku, row, market, settings)
         if composed is not None:
             baseline, market = composed.total, composed.market
     elif market is not None and not unvalued:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.models import ServerConfig
 from core.text import match_form
@@ -133,11 +133,18 @@ def load_parts() -> PartsTable:
     )
 
 
-def parse_server_config(title: str, *, sxm_gpus_included: bool = False) -> ServerConfig:
+def parse_server_config(
+    title: str,
+    *,
+    sxm_gpus_included: bool = False,
+    specifics: Mapping[str, str] | None = None,
+) -> ServerConfig:
     """What a server title says comes with it besides its GPUs.
 
     ``sxm_gpus_included``: the title sells SXM modules installed, which sit under their
-    heatsinks, so the heatsinks come too.
+    heatsinks, so the heatsinks come too. ``specifics`` (an item's "RAM Size", "Number of
+    Processors", "Processor Model"... as the Browse API's item aspects or an import give them)
+    fill in what the title leaves unsaid.
 
     >>> title = "T181-G20 GPU Server 2x Xeon Silver 4114 64GB No GPUs No Heatsinks"
     >>> parse_server_config(title).describe()
@@ -146,7 +153,7 @@ def parse_server_config(title: str, *, sxm_gpus_included: bool = False) -> Serve
     title = match_form(title)
     text = " ".join(title.lower().split())
     cpus, model = _cpus(text)
-    return ServerConfig(
+    found = ServerConfig(
         heatsinks=_heatsinks(text, sxm_gpus_included),
         cpus=cpus,
         cpu_model=model,
@@ -156,6 +163,30 @@ def parse_server_config(title: str, *, sxm_gpus_included: bool = False) -> Serve
         drives=_first(_DRIVES.finditer(title)),
         board=_board(title),
     )
+    return _with_specifics(found, specifics) if specifics else found
+
+
+# item specifics' names for what a title may leave out (compared casefolded)
+_SPEC_RAM = ("ram size", "memory", "memory (ram) capacity", "total ram", "installed ram")
+_SPEC_CPUS = ("number of processors", "processor count", "number of cpus")
+_SPEC_MODEL = ("processor model", "processor", "cpu model")
+
+
+def _with_specifics(found: ServerConfig, specifics: Mapping[str, str]) -> ServerConfig:
+    """The title's reading, with what the item specifics say where the title said nothing."""
+    spec = {k.casefold().strip(): match_form(v) for k, v in specifics.items()}
+    changes: dict[str, Any] = {}
+    ram = next((spec[k] for k in _SPEC_RAM if k in spec), None)
+    if found.ram_gb is None and ram and (m := re.search(r"(\d{1,4})\s*gb", ram.lower())):
+        changes["ram_gb"] = int(m[1])
+    count = next((spec[k] for k in _SPEC_CPUS if k in spec), None)
+    if found.cpus is None and count and count.strip().isdigit():
+        changes["cpus"] = int(count.strip())
+    model = next((spec[k] for k in _SPEC_MODEL if k in spec), None)
+    if found.cpu_model is None and model and (m := _CPU.search(model.lower())):
+        changes["cpu_model"] = _model(m["model"])
+        changes.setdefault("cpus", found.cpus or 1)
+    return replace(found, **changes) if changes else found
 
 
 def parse_part(title: str, parts: Iterable[Part]) -> tuple[str, int] | None:

@@ -107,3 +107,12 @@ def test_every_server_family_has_a_platform_and_every_pool_names_catalog_skus():
     assert servers <= set(table.hosts), servers - set(table.hosts)
     for pooled in table.pools.values():
         assert set(pooled) <= set(skus)
+
+
+def test_item_specifics_fill_in_what_the_title_leaves_unsaid():
+    specifics = {"RAM Size": "256 GB", "Number of Processors": "2", "Processor Model": "E5-2680 v4"}
+    got = normalize_title("Supermicro SYS-4028GR-TRT 4U GPU Server", specifics=specifics).config
+    assert got is not None
+    assert (got.cpus, got.cpu_model, got.ram_gb) == (2, "E5-2680 v4", 256)
+    said = normalize_title("Supermicro SYS-4028GR-TRT 2x E5-2650 v4 64GB", specifics=specifics)
+    assert said.config is not None and said.config.ram_gb == 64  # the title's word stands
