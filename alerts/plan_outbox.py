@@ -17,7 +17,7 @@ from core.models import BuyingFormat, Category, Deal
 from db.models import AlertRow
 from db.outbox import OPEN, PENDING, PLAN_RULE, SENT, load_latest_plan_alert
 from ranking.plan_explain import summary
-from ranking.plan_render import render_plan_figures
+from ranking.plan_render import render_bom_line, render_plan_figures
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -101,6 +101,9 @@ def render_plan_message(plan: Plan) -> str:
     """The rig as a message reads: its figures, each part with its price, what to check."""
     parts = "; ".join(_part_words(part, plan.currency) for part in plan.parts)
     text = f"{render_plan_figures(plan)}. Parts: {parts}."
+    if plan.bom:
+        needs = "; ".join(render_bom_line(line, plan.currency) for line in plan.bom)
+        text += f" It also needs: {needs}."
     if plan.warnings:
         text += f" Before you buy: {'; '.join(w.rstrip('.') for w in plan.warnings)}."
     if "than the next plan" in plan.explanation:  # a comparison, not a hint for the CLI

@@ -60,8 +60,11 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
             "(guide 002: servers are rarely built for consumer GPUs)"
         )
     config = host.offer.config if host.offer else None
-    if host.power_supply == "ocp-12v" and not (config and config.power_shelf):
-        warnings.append(f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}")
+    if host.power_supply == "ocp-12v":
+        if not (config and config.power_shelf):  # else its listing includes the shelf
+            warnings.append(
+                f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}"
+            )
     elif host.power_supply == "none":
         warnings.append(f"a bare GPU board: {host.notes or 'it needs a chassis and PSUs'}")
     elif host.psu_watts is None:

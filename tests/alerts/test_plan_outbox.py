@@ -23,7 +23,7 @@ SKUS = {s.sku: s for s in load_catalog()}
 READY = ServerConfig(heatsinks="yes", cpus=2, ram_gb=192, power_shelf=True)
 
 
-def _plan(host_price: str, module_price: str = "100"):
+def _plan(host_price: str, module_price: str = "100", config: ServerConfig = READY):
     offers = [
         Offer(
             1,
@@ -33,7 +33,7 @@ def _plan(host_price: str, module_price: str = "100"):
             "gigabyte-t181-g20",
             1,
             Decimal(host_price),
-            config=READY,  # it runs as sold: the plan's total is host + GPUs
+            config=config,  # READY: it runs as sold, the plan's total is host + GPUs
         )
     ]
     offers += [
@@ -79,13 +79,16 @@ def test_a_plan_is_alerted_once_and_again_only_when_a_cheaper_rig_appears(sessio
 
 def test_the_payload_is_a_deal_the_channels_can_send(session, now):
     add_listings(session, [1, 2, 3, 4, 5], now)
-    save_pending_plan_alert(session, "node", ["mail"], _plan("900"), now=now)
+    no_shelf = ServerConfig(heatsinks="yes", cpus=2, ram_gb=192)
+    save_pending_plan_alert(session, "node", ["mail"], _plan("900", config=no_shelf), now=now)
     row = session.scalars(select(AlertRow)).one()
     deal = parse_snapshot(row.payload, alert_id=row.id)
     assert deal.title.startswith("Rig plan 'node': Gigabyte T181-G20 + 4x NVIDIA Tesla V100 SXM2")
-    assert deal.landed_unit_price == Decimal("1300.00")
+    assert deal.landed_unit_price == Decimal("1570.00")  # $1,300 + the shelf's $270 estimate
     assert "https://www.ebay.com/itm/1002" in deal.reason
     assert "power shelf needed" in deal.reason
+    assert "It also needs: OCP 12 V power shelf: $270.00 (estimate)." in deal.reason
+    assert "PSU watts" not in deal.reason  # a 12 V host has no AC PSU to check
 
 
 def test_a_plan_alert_reads_as_a_message_not_as_command_output(session, now):
