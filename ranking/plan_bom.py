@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from ranking.plan_fit import Host
     from ranking.server_config import PartsTable
 
+from ranking.server_config import HEATSINK, POWER_SHELF
+
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
-HEATSINK, POWER_SHELF = "sxm2-heatsink", "ocp-power-shelf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +52,7 @@ class PartPrices:
 
     def unit(self, code: str) -> tuple[Decimal, str]:
         """One unit of a part when no listing is bought: its market, else its estimate."""
-        median = self.markets.get(code)
-        if median is not None:
-            return median, "market"
-        return self.table.parts[code].estimate, "estimate"
+        return self.table.unit_price(code, self.markets)
 
     def heatsink(self) -> tuple[Decimal, PartOffer | None]:
         """One SXM2 heatsink: the cheapest listing's unit price (heatsinks sell in lots of
@@ -92,25 +90,12 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
     platform = prices.table.platform(host.family)
     if platform is not None and not (config and config.cpus):
         cpus = prices.table.bom_cpus
-        lines.append(
-            BomLine(
-                f"{cpus} CPUs ({platform.code})",
-                cpus,
-                (platform.cpu_estimate * cpus).quantize(CENT),
-                "estimate",
-                note=platform.source,
-            )
-        )
+        label = f"{cpus} CPUs ({platform.code})"
+        lines.append(BomLine(label, cpus, platform.cpus(cpus), "estimate", note=platform.source))
     if platform is not None and not (config and config.ram_gb):
         gb = prices.table.bom_ram_gb
         lines.append(
-            BomLine(
-                f"{gb} GB RAM",
-                gb,
-                (platform.ram_per_gb * gb).quantize(CENT),
-                "estimate",
-                note=platform.source,
-            )
+            BomLine(f"{gb} GB RAM", gb, platform.ram(gb), "estimate", note=platform.source)
         )
     return tuple(lines)
 

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING, Any
 from core.models import ServerConfig
 from core.text import match_form
 
+CENT = Decimal("0.01")
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
 PARTS_FILE = Path(__file__).parent / "catalog" / "parts.toml"
+HEATSINK, POWER_SHELF = "sxm2-heatsink", "ocp-power-shelf"  # parts.toml ids the rules name
 
 _CPU = re.compile(
     r"(?:\b(?P<n>[1-8])\s*x\s*|\b(?P<dual>dual|two)\s+|\b(?P<n2>[1-8])\s*\*\s*)?"
@@ -76,6 +79,12 @@ class Platform:
     ram_per_gb: Decimal
     source: str
 
+    def cpus(self, count: int) -> Decimal:
+        return (self.cpu_estimate * count).quantize(CENT)
+
+    def ram(self, gb: int) -> Decimal:
+        return (self.ram_per_gb * gb).quantize(CENT)
+
 
 @dataclass(frozen=True, slots=True)
 class PartsTable:
@@ -97,6 +106,14 @@ class PartsTable:
     def pool_of(self, sku: str) -> tuple[str, ...]:
         """The SKUs ``sku`` shares a thin market with (itself alone when it has no pool)."""
         return next((skus for skus in self.pools.values() if sku in skus), (sku,))
+
+    def unit_price(self, code: str, medians: Mapping[str, Decimal]) -> tuple[Decimal, str]:
+        """One unit of a priced part: its sold median in the store (``medians``), else the
+        documented estimate; and which ("market" or "estimate")."""
+        median = medians.get(code)
+        if median is not None:
+            return median, "market"
+        return self.parts[code].estimate, "estimate"
 
 
 @cache

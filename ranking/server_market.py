@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from core.models import Category
 from ranking.market import SalePoint, sale_point, sold_market, weighted_median
+from ranking.server_config import HEATSINK, POWER_SHELF
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -62,19 +63,25 @@ class Reference:
     lines: tuple[Line, ...]
     market: Market  # the chassis' (or the same configuration's) market: its evidence
     parts_total: Decimal | None = None  # chassis + parts, before the same configuration's pull
-    twin_range: tuple[Decimal, Decimal] | None = None  # those sales' landed prices, low and high
-    twins: int = 0  # how many sales of the very same configuration moved the composite
-    twin_median: Decimal | None = None
+    twins: tuple[Decimal, ...] = ()  # landed prices of the few sales of the very same machine
+
+    @property
+    def twin_median(self) -> Decimal | None:
+        found = weighted_median((p, Decimal(1)) for p in self.twins)
+        return None if found is None else found.quantize(CENT)
 
     @property
     def json_lines(self) -> tuple[tuple[str, Decimal, str], ...]:
         """The lines as ``Deal.reference`` holds them: the composite's, then (when it was moved
         toward them) the median of the same configuration's sales."""
         lines = tuple((x.label, x.amount, x.source) for x in self.lines)
-        if self.twin_median is None:
+        median = self.twin_median
+        if median is None:
             return lines
-        label = f"median of {self.twins} sales of the same configuration (pulls the sum toward it)"
-        return (*lines, (label, self.twin_median, "sales"))
+        label = (
+            f"median of {len(self.twins)} sales of the same configuration (pulls the sum toward it)"
+        )
+        return (*lines, (label, median, "sales"))
 
     @property
     def same_config(self) -> bool:
@@ -95,9 +102,9 @@ class Reference:
                 for line in self.lines
             ]
             said = f"{' + '.join(parts)} = {money(built)}"
-        if self.twin_range is None:
+        if not self.twins:
             return said
-        low, high = self.twin_range
+        low, high = min(self.twins), max(self.twins)
         span = money(low) if low == high else f"{money(low)}–{money(high)}"
         return (
             f"{money(self.total)} ({said}, moved toward the same configuration's sales at {span})"
@@ -106,12 +113,9 @@ class Reference:
 
 def part_markets(
     sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime
-) -> dict[str, Market]:
-    """Each priced part's market (per unit) from its sales over ``pool_window_days``.
-
-    A part needs fewer sales than a card to count (one sale beats an estimate); its evidence
-    is never above ``thin``.
-    """
+) -> dict[str, Decimal]:
+    """Each priced part's sold median (per unit) from its sales over ``pool_window_days``: one
+    sale beats an estimate, and far-off prices are left out as in every market."""
     since = now.date() - timedelta(days=settings.pool_window_days)
     points: dict[str, list[SalePoint]] = {}
     for sale in sales:
@@ -120,12 +124,12 @@ def part_markets(
             if point is not None:
                 points.setdefault(sale.sku, []).append(point)
     lenient = replace(settings, min_sales=1)
-    markets = {}
+    medians = {}
     for code, found in points.items():
         market = sold_market(code, found, lenient)
         if market is not None:
-            markets[code] = replace(market, evidence="thin", window_days=settings.pool_window_days)
-    return markets
+            medians[code] = market.median
+    return medians
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +138,7 @@ class Valuer:
 
     skus: Mapping[str, Sku]
     markets: Mapping[str, Market]  # the cards' markets
-    parts: Mapping[str, Market]  # the priced parts' markets (``part_markets``)
+    parts: Mapping[str, Decimal]  # the priced parts' sold medians (``part_markets``)
     table: PartsTable
 
     def lines(
@@ -154,25 +158,21 @@ class Valuer:
             return tuple(found)
         slots = sku.gpu_slots or 0
         if not includes and config.heatsinks == "yes" and _sxm(sku) and slots:
-            found.append(self.part_line("sxm2-heatsink", slots, f"{slots} heatsinks"))
+            found.append(self.part_line(HEATSINK, slots, f"{slots} heatsinks"))
         if config.power_shelf:
-            found.append(self.part_line("ocp-power-shelf", 1, "power shelf"))
+            found.append(self.part_line(POWER_SHELF, 1, "power shelf"))
         platform = self.table.platform(sku.family or "")
         if platform is not None and config.cpus:
             label = f"{config.cpus} CPUs" if config.cpus > 1 else "1 CPU"
-            found.append(Line(label, platform.cpu_estimate * config.cpus, "estimate"))
+            found.append(Line(label, platform.cpus(config.cpus), "estimate"))
         if platform is not None and config.ram_gb:
-            found.append(
-                Line(f"{config.ram_gb} GB RAM", platform.ram_per_gb * config.ram_gb, "estimate")
-            )
+            found.append(Line(f"{config.ram_gb} GB RAM", platform.ram(config.ram_gb), "estimate"))
         return tuple(found)
 
     def part_line(self, code: str, count: int, label: str) -> Line:
         """``count`` of a priced part: at its market in the store, else its estimate."""
-        market = self.parts.get(code)
-        if market is not None:
-            return Line(label, market.median * count, "market")
-        return Line(label, self.table.parts[code].estimate * count, "estimate")
+        unit, source = self.table.unit_price(code, self.parts)
+        return Line(label, unit * count, source)
 
 
 def chassis_markets(
@@ -249,18 +249,9 @@ def composite(
         return None
     chassis_line = Line("chassis", chassis.median, "market")
     parts = sum((line.amount for line in lines), chassis.median).quantize(CENT)
-    if not twins:
-        return Reference(parts, (chassis_line, *lines), chassis, parts)
-    median = (weighted_median((p.price, Decimal(1)) for p in twins) or parts).quantize(CENT)
-    return Reference(
-        _blend(parts, median, len(twins)),
-        (chassis_line, *lines),
-        chassis,
-        parts,
-        _range(twins),
-        len(twins),
-        median,
-    )
+    found = Reference(parts, (chassis_line, *lines), chassis, parts, tuple(p.price for p in twins))
+    median = found.twin_median
+    return found if median is None else replace(found, total=_blend(parts, median, len(twins)))
 
 
 def _blend(parts: Decimal, median: Decimal, twins: int) -> Decimal:
@@ -342,13 +333,6 @@ def _pooled(
         evidence="pooled",
         window_days=settings.pool_window_days,
     )
-
-
-def _range(points: Sequence[SalePoint]) -> tuple[Decimal, Decimal] | None:
-    if not points:
-        return None
-    prices = [p.price for p in points]
-    return min(prices), max(prices)
 
 
 def _sxm(sku: Sku) -> bool:

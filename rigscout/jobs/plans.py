@@ -91,8 +91,7 @@ def load_part_prices(session: Session, settings: Settings, now: datetime) -> Par
                 )
             )
     sales = load_part_sales(session, now=now, days=rank.pool_window_days)
-    markets = part_markets(sales, rank, now=now)
-    return PartPrices(load_parts(), offers, {code: m.median for code, m in markets.items()})
+    return PartPrices(load_parts(), offers, part_markets(sales, rank, now=now))
 
 
 def load_offers(
