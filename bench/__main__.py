@@ -32,7 +32,7 @@ QUICK = {
     "plan-store": {"listings": 10_000, "observations": 30_000},
     "auction": {"folds": 5},
     "startup": {"repeat": 3},
-    "fastlane": {"days": 5},
+    "fastlane": {"days": 5, "seeds": 2},
     "report": {"listings": 10_000, "observations": 100_000, "repeat": 1},
     "alerts": {"n": 10_000, "repeat": 3},
 }
