@@ -44,6 +44,8 @@ class ReasonFacts:
     reference: str | None = None  # a server's reference in words: "chassis $780 + ... = $900"
     config: str | None = None  # a server's configuration: "barebone: no CPUs, RAM or heatsinks"
     chassis: bool = False  # the market is a server's chassis: its sales, their parts taken out
+    # a server with too few sales for a reference: (sales of it or its family, in so many days)
+    too_few_sales: tuple[int, int] | None = None
     metric: str | None = None  # "compute", "bandwidth", "vram" or "slots"
     metric_basis: str | None = None  # "FP16 tensor", "FP16", "FP32" for compute
     price_per_metric: float | None = None
@@ -114,6 +116,10 @@ def _fx_clause(f: ReasonFacts) -> str | None:
 def _market_clause(f: ReasonFacts) -> str:
     m = f.market
     if f.baseline is None or f.discount is None or m is None:
+        if f.too_few_sales:
+            count, days = f.too_few_sales
+            sales = _plural(count, "sale")
+            return f"no market price yet: {sales} of it or its family in {days} days, too few"
         return "no market price yet (no discount counted)"
     median = fmt.money(f.baseline, f.currency)
     what = f"the {m.window_days}-day sold median of {median}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
@@ -128,6 +129,7 @@ class _Priced:
     baseline: Decimal | None  # the market for this listing (a server: plus its GPUs)
     included_value: Decimal | None
     reference: Reference | None  # a server's: its composite (chassis + parts) or class sales
+    too_few_sales: tuple[int, int] | None  # a server's sales (and days) when none is a reference
     discount: float | None
     chassis: Decimal  # the price its value is judged on (a server's, once its GPUs are priced)
     flags: tuple[Flag, ...]
@@ -244,6 +246,7 @@ class _Servers:
 
     valuer: Valuer
     twins: Mapping[tuple[object, ...], Sequence[SalePoint]]
+    sold: Mapping[str, int]  # each server SKU's sales loaded (``pool_window_days``)
     # one reference per configuration: listings of the same machine share it
     references: dict[tuple[object, ...], Reference | None] = field(default_factory=dict)
 
@@ -271,13 +274,13 @@ def _markets(
     markets = score_market(sales, asking, settings, now=now)
     valuer = Valuer(skus, markets, part_markets(sales, settings, now=now), load_parts())
     chassis = chassis_markets(sales, valuer, settings, now=now)
-    sold = {s.sku for s in sales if s.kind == "item"}
+    sold = Counter(s.sku for s in sales if s.kind == "item")
     servers = [c for c in markets if c in skus and skus[c].category is Category.SERVER]
     for code in servers:
         if code in chassis or markets[code].source != "asking" or code in sold:
             del markets[code]
     markets.update(chassis)
-    return markets, _Servers(valuer, same_config_sales(sales, settings, now=now))
+    return markets, _Servers(valuer, same_config_sales(sales, settings, now=now), sold)
 
 
 def _with_account_flag(p: _Priced, accounts: Mapping[str, str], signals: Signals) -> _Priced:
@@ -439,11 +442,15 @@ def _price(
     sku = skus[str(row.sku)]
     market = markets.get(sku.sku)
     included_value, unvalued = _included_value(row, markets)
-    baseline = composed = None
+    baseline = composed = too_few = None
     if sku.category is Category.SERVER:
         composed = servers.reference(sku, row, market, settings)
         if composed is not None:
             baseline, market = composed.total, composed.market
+        else:
+            family = servers.valuer.table.pool_of(sku.sku)
+            count = sum(servers.sold.get(code, 0) for code in family)
+            too_few = (count, settings.pool_window_days) if count else None
     elif market is not None and not unvalued:
         baseline = market.median + (included_value or ZERO)
     price = landed.unit_price
@@ -493,6 +500,7 @@ def _price(
         baseline=baseline,
         included_value=included_value,
         reference=composed,
+        too_few_sales=too_few,
         discount=discount,
         chassis=_value_price(price, included_value),
         flags=flags,
@@ -713,7 +721,8 @@ def _sentence(
         if p.reference
         else None,
         config=_config_text(p),
-        chassis=p.reference is not None and not p.reference.same_config,
+        chassis=p.reference is not None and p.reference.lines[0].source == "market",
+        too_few_sales=p.too_few_sales,
         metric=metric,
         metric_basis=value.compute_basis,
         price_per_metric=metrics.get(f"price_per_{metric}"),

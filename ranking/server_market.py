@@ -52,7 +52,9 @@ class Line:
 
     label: str  # "chassis", "4x V100 SXM2 16GB", "2 CPUs", "64 GB RAM", "4 heatsinks"
     amount: Decimal
-    source: str  # "market" (sales in the store), "estimate" (parts.toml), "sales" (same class)
+    # "market" (sales in the store), "estimate" (parts.toml), "sales" (the same configuration's),
+    # "asking" (a model with no sale at all: its asking prices)
+    source: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +96,8 @@ class Reference:
             return f"the median of {self.lines[0].label}, {money(self.total)}"
         built = self.parts_total if self.parts_total is not None else self.total
         if len(self.lines) == 1:
-            said = f"the chassis median of {money(built)}"
+            what = "chassis" if self.lines[0].source == "market" else "asking"
+            said = f"the {what} median of {money(built)}"
         else:
             parts = [
                 f"{line.label} {money(line.amount)}"
@@ -247,7 +250,11 @@ def composite(
     lines = valuer.lines(sku, config, includes)
     if lines is None:
         return None
-    chassis_line = Line("chassis", chassis.median, "market")
+    # a model never sold is judged on its asking prices (evidence "asking"), said as such
+    sold = chassis.source == "sold"
+    chassis_line = Line(
+        "chassis" if sold else "asking", chassis.median, "market" if sold else "asking"
+    )
     parts = sum((line.amount for line in lines), chassis.median).quantize(CENT)
     found = Reference(parts, (chassis_line, *lines), chassis, parts, tuple(p.price for p in twins))
     median = found.twin_median

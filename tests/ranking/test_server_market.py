@@ -145,8 +145,11 @@ def test_a_server_with_any_sale_never_falls_back_to_asking_prices():
 
     assert {d.evidence for d in deals} == {"none"}
     assert all(d.baseline is None for d in deals)
+    assert "no market price yet: 1 sale of it or its family in 90 days, too few" in deals[0].reason
     unsold = rank(asking).deals  # no sale at all: the asking prices are all there is
     assert {d.evidence for d in unsold} == {"asking"}
+    assert "the asking median of $650.00" in unsold[0].reason  # never called a chassis
+    assert "parts taken out" not in unsold[0].reason
 
 
 def test_a_server_auction_is_bounded_by_its_composite():
