@@ -47,6 +47,9 @@ _PSU = re.compile(
 _DRIVES = re.compile(
     r"\b(?:\d+\s*x\s*)?\d+(?:\.\d+)?\s*(?:tb|gb)\s*(?:nvme|ssd|hdd|sas|sata)\b", re.IGNORECASE
 )
+_DRIVE_PARTS = re.compile(
+    r"(?:(?P<n>\d+)\s*x\s*)?(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>tb|gb)\s*(?P<kind>nvme|ssd|hdd|sas|sata)"
+)
 _BOARD = re.compile(r"\b(x\d{1,2}d[a-z0-9]*(?:-[a-z0-9+]+)+|z1\dp[a-z]*-[a-z0-9]+)", re.IGNORECASE)
 _LOT = re.compile(
     r"\blot\s+of\s+(\d{1,3})\b|\b(\d{1,3})\s*x\b(?!\s*\d)|\b(\d{1,3})\s*(?:pcs|pieces|pack)\b|\bset\s+of\s+(\d{1,3})\b"
@@ -98,6 +101,16 @@ class PartsTable:
     bom_cpus: int
     bom_ram_gb: int
     power_shelf_hosts: frozenset[str]
+    drive_per_tb: Mapping[str, Decimal]  # "nvme", "ssd", "sas", "sata", "hdd" -> per TB
+
+    def drives_price(self, drives: str) -> Decimal | None:
+        """The estimate for drives as a title words them ("2x 1.6TB NVMe"); None when the
+        wording gives no count, size or kind this table prices."""
+        m = _DRIVE_PARTS.search(drives.lower())
+        if m is None or m["kind"] not in self.drive_per_tb:
+            return None
+        tb = Decimal(m["size"]) / (1000 if m["unit"] == "gb" else 1)
+        return (tb * int(m["n"] or 1) * self.drive_per_tb[m["kind"]]).quantize(CENT)
 
     def platform(self, family: str) -> Platform | None:
         code = self.hosts.get(family)
@@ -139,6 +152,7 @@ def load_parts() -> PartsTable:
         for code, p in data["platforms"].items()
     }
     bom = data["bom"]
+    drives = {k: Decimal(str(v)) for k, v in data["drives"].items() if k != "source"}
     return PartsTable(
         parts,
         platforms,
@@ -147,6 +161,7 @@ def load_parts() -> PartsTable:
         int(bom["cpus"]),
         int(bom["ram_gb"]),
         frozenset(bom["power_shelf_hosts"]),
+        drives,
     )
 
 

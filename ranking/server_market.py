@@ -170,6 +170,9 @@ class Valuer:
             found.append(Line(label, platform.cpus(config.cpus), "estimate"))
         if platform is not None and config.ram_gb:
             found.append(Line(f"{config.ram_gb} GB RAM", platform.ram(config.ram_gb), "estimate"))
+        drives = self.table.drives_price(config.drives) if config.drives else None
+        if drives is not None:
+            found.append(Line(str(config.drives), drives, "estimate"))
         return tuple(found)
 
     def part_line(self, code: str, count: int, label: str) -> Line:

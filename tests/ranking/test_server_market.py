@@ -185,3 +185,12 @@ def test_freight_from_overseas_costs_more_than_from_home_and_warns_of_duty():
     far, far_flags = landed("Hong Kong")
     assert (home, near, far) == (Decimal("900.00"), Decimal("1000.00"), Decimal("1300.00"))
     assert "ships from Hong Kong (overseas: customs or import duty may apply)" in far_flags
+
+
+def test_drives_a_sale_came_with_are_taken_out_of_its_chassis_too():
+    nvme = "Gigabyte T181-G20 1U 4-GPU SXM2 Server 2x 1.6TB NVMe"
+    history = [*sales(T181, "760", "780", title=BAREBONE), sold(T181, "972", title=nvme)]
+    (deal,) = rank([server(T181, "700", HEATSINKS)], [*history, HEATSINK_LOT]).deals
+
+    # 3.2 TB of NVMe at parts.toml's $60 a TB: the $972 sale's chassis is $780
+    assert deal.reference[0] == ("chassis", Decimal("780.00"), "market")
