@@ -2,8 +2,10 @@
 
 ``plan_rigs`` takes every priced listing (``Offer``: the ranker's landed price, its basis and
 flags; ``rigscout/jobs/plans.py`` builds them from ``load_ranking``) and returns the best plan per
-(host SKU, GPU SKU) pair, best first: a host (a server or board listing, or your own
-workstation) plus GPU listings of one SKU. What fits where is ``ranking/plan_fit.py``'s rule.
+(host SKU, GPU SKU, host sold with its GPUs or not), best first: a host (a server or board
+listing, or your own workstation) plus GPU listings of one SKU, plus what the rig needs to run
+(``ranking/plan_bom.py``: power shelf, CPUs, RAM, heatsinks), ordered by the profile's measure
+per dollar. What fits where is ``ranking/plan_fit.py``'s rule.
 
 The search: per GPU SKU, a 0/1 knapsack (``plan_cheapest.py``) gives the cheapest way to buy
 exactly ``u`` cards (lots count per unit) with at most ``a`` running auctions; only the
