@@ -61,6 +61,8 @@ def format_discount(deal: Deal) -> str:
     share = round(abs(deal.discount) * 100)
     side = "under" if deal.discount >= 0 else "over"
     basis = f" ({deal.baseline_count} {deal.baseline_source})" if deal.baseline_source else ""
+    if deal.reference:  # a server: against machines like it (its sentence shows the sum)
+        return f"{share} % {side} like-for-like{basis}, {deal.evidence} evidence"
     return f"{share} % {side} market{basis}, {deal.evidence} evidence"
 
 

@@ -165,6 +165,8 @@ def test_the_landed_price_reads_as_predicted_estimated_or_dropped(changes, expec
         ({"baseline_source": "asking", "baseline_count": 6, "evidence": "asking"},
          "31 % under market (6 asking), asking evidence"),
         ({"discount": None, "baseline": None, "evidence": "none"}, "no market price yet"),
+        ({"reference": (("chassis", Decimal("780"), "market"),), "baseline_count": 5,
+          "evidence": "thin"}, "31 % under like-for-like (5 sold), thin evidence"),
     ],
 )  # fmt: skip
 def test_the_discount_names_its_evidence(changes, expected):
