@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
@@ -32,15 +31,7 @@ from ranking.market import score_market
 from ranking.profiles import load_profiles
 from ranking.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
 from ranking.score import score_deal
-from ranking.server_config import load_parts
-from ranking.server_market import (
-    Valuer,
-    chassis_markets,
-    composite,
-    config_key,
-    part_markets,
-    same_config_sales,
-)
+from ranking.server_market import ServerReferences, server_references
 from ranking.topology import title_topology
 from ranking.value import score_sku_value, value_metrics
 
@@ -54,7 +45,7 @@ if TYPE_CHECKING:
     from ranking.flags import Signals
     from ranking.ignores import Ignores
     from ranking.landed import Landed
-    from ranking.market import Market, SalePoint
+    from ranking.market import Market
     from ranking.profiles import Profile, Profiles
     from ranking.rows import ActiveRow, SoldRow
     from ranking.server_market import Reference
@@ -240,47 +231,22 @@ def price_rows(
     return PricedRows(tuple(priced), tuple(parts), skipped, markets, unpriced)
 
 
-@dataclass(frozen=True, slots=True)
-class _Servers:
-    """What a server listing's like-for-like reference needs (``ranking/server_market.py``)."""
-
-    valuer: Valuer
-    twins: Mapping[tuple[object, ...], Sequence[SalePoint]]
-    sold: Mapping[str, int]  # each server SKU's sales loaded (``pool_window_days``)
-    # one reference per configuration: listings of the same machine share it
-    references: dict[tuple[object, ...], Reference | None] = field(default_factory=dict)
-
-    def reference(
-        self, sku: Sku, row: ActiveRow, chassis: Market | None, settings: RankSettings
-    ) -> Reference | None:
-        key = config_key(sku.sku, row.config, row.includes)
-        if key not in self.references:
-            twins = self.twins.get(key, ())
-            self.references[key] = composite(
-                sku, row.config, row.includes, chassis, twins, self.valuer, settings
-            )
-        return self.references[key]
-
-
 def _markets(
     sales: Sequence[SoldRow],
     asking: Mapping[str, Sequence[Decimal]],
     skus: Mapping[str, Sku],
     settings: RankSettings,
     now: datetime,
-) -> tuple[dict[str, Market], _Servers]:
+) -> tuple[dict[str, Market], ServerReferences]:
     """Each SKU's market: a card's or board's own; a server's chassis (its sales with their
     parts taken out, pooled where thin). A server with any sale never uses asking prices."""
     markets = score_market(sales, asking, settings, now=now)
-    valuer = Valuer(skus, markets, part_markets(sales, settings, now=now), load_parts())
-    chassis = chassis_markets(sales, valuer, settings, now=now)
-    sold = Counter(s.sku for s in sales if s.kind == "item")
-    servers = [c for c in markets if c in skus and skus[c].category is Category.SERVER]
-    for code in servers:
-        if code in chassis or markets[code].source != "asking" or code in sold:
+    chassis, servers = server_references(sales, markets, skus, settings, now=now)
+    for code in [c for c in markets if c in skus and skus[c].category is Category.SERVER]:
+        if code in chassis or markets[code].source != "asking" or code in servers.sold:
             del markets[code]
     markets.update(chassis)
-    return markets, _Servers(valuer, same_config_sales(sales, settings, now=now), sold)
+    return markets, servers
 
 
 def _with_account_flag(p: _Priced, accounts: Mapping[str, str], signals: Signals) -> _Priced:
@@ -433,7 +399,7 @@ def _price(
     landed: Landed,
     skus: Mapping[str, Sku],
     markets: Mapping[str, Market],
-    servers: _Servers,
+    servers: ServerReferences,
     settings: RankSettings,
     signals: Signals,
     now: datetime,
@@ -444,13 +410,11 @@ def _price(
     included_value, unvalued = _included_value(row, markets)
     baseline = composed = too_few = None
     if sku.category is Category.SERVER:
-        composed = servers.reference(sku, row, market, settings)
+        composed = servers.reference(sku, row.config, row.includes, market, settings)
         if composed is not None:
             baseline, market = composed.total, composed.market
         else:
-            family = servers.valuer.table.pool_of(sku.sku)
-            count = sum(servers.sold.get(code, 0) for code in family)
-            too_few = (count, settings.pool_window_days) if count else None
+            too_few = servers.too_few(sku.sku, settings)
     elif market is not None and not unvalued:
         baseline = market.median + (included_value or ZERO)
     price = landed.unit_price

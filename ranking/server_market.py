@@ -19,14 +19,15 @@ A SKU with any sale never falls back to asking prices. Pure: rows in, records ou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.models import Category
 from ranking.market import SalePoint, sale_point, sold_market, weighted_median
-from ranking.server_config import HEATSINK, POWER_SHELF
+from ranking.server_config import HEATSINK, POWER_SHELF, load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -112,6 +113,55 @@ class Reference:
         return (
             f"{money(self.total)} ({said}, moved toward the same configuration's sales at {span})"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ServerReferences:
+    """What a server listing's reference needs, and each configuration's once computed."""
+
+    valuer: Valuer
+    twins: Mapping[tuple[object, ...], Sequence[SalePoint]]  # ``same_config_sales``
+    sold: Mapping[str, int]  # each server SKU's sales (over ``pool_window_days``)
+    references: dict[tuple[object, ...], Reference | None] = field(default_factory=dict)
+
+    def reference(
+        self,
+        sku: Sku,
+        config: ServerConfig | None,
+        includes: Sequence[Included],
+        chassis: Market | None,
+        settings: RankSettings,
+    ) -> Reference | None:
+        """``composite`` for this machine; listings of the same machine share it."""
+        key = config_key(sku.sku, config, includes)
+        if key not in self.references:
+            twins = self.twins.get(key, ())
+            self.references[key] = composite(
+                sku, config, includes, chassis, twins, self.valuer, settings
+            )
+        return self.references[key]
+
+    def too_few(self, sku: str, settings: RankSettings) -> tuple[int, int] | None:
+        """(sales of the SKU or its family, days) when some exist but make no reference."""
+        count = sum(self.sold.get(code, 0) for code in self.valuer.table.pool_of(sku))
+        return (count, settings.pool_window_days) if count else None
+
+
+def server_references(
+    sales: Sequence[SoldRow],
+    markets: Mapping[str, Market],
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+) -> tuple[dict[str, Market], ServerReferences]:
+    """Every server SKU's chassis market, and what each server listing's reference needs.
+    ``markets``: the cards' (``score_market``), for the GPUs a server comes with."""
+    # a copy: the caller replaces the servers' entries with their chassis markets
+    valuer = Valuer(skus, dict(markets), part_markets(sales, settings, now=now), load_parts())
+    chassis = chassis_markets(sales, valuer, settings, now=now)
+    sold = Counter(s.sku for s in sales if s.kind == "item")
+    return chassis, ServerReferences(valuer, same_config_sales(sales, settings, now=now), sold)
 
 
 def part_markets(
