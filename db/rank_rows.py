@@ -54,6 +54,10 @@ _ACTIVE_COLUMNS = (
 )
 
 
+# An accessory that is a priced part (parts.toml): heatsinks, a power shelf
+_PRICED_PART = (ListingRow.kind == "accessory") & ListingRow.part.is_not(None)
+
+
 def load_active_rows(session: Session) -> list[ActiveRow]:
     """Every active listing that names a SKU, with its newest observation."""
     stmt = (
@@ -82,11 +86,7 @@ def load_active_parts(session: Session) -> list[ActiveRow]:
     stmt = (
         select(*columns)
         .join(LATEST, LATEST.id == LATEST_ID)
-        .where(
-            ListingRow.status == "active",
-            ListingRow.kind == "accessory",
-            ListingRow.part.is_not(None),
-        )
+        .where(ListingRow.status == "active", _PRICED_PART)
     )
     rows = []
     for r in session.connection().execute(stmt).all():
@@ -107,8 +107,7 @@ def load_part_sales(session: Session, *, now: datetime, days: int) -> list[SoldR
         .where(
             SaleRow.sold_date > today - timedelta(days=days),
             SaleRow.sold_date <= today,
-            ListingRow.kind == "accessory",
-            ListingRow.part.is_not(None),
+            _PRICED_PART,
         )
     )
     return [sold_row(values) for values in session.connection().execute(stmt).all()]
@@ -188,7 +187,7 @@ def load_sold_rows(
                 & ListingRow.sku.is_not(None)
                 & (recent | (ListingRow.category == "server"))
             )
-            | ((ListingRow.kind == "accessory") & ListingRow.part.is_not(None)),
+            | _PRICED_PART,
         )
     )
     rows = session.connection().execute(stmt).all()
