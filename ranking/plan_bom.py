@@ -76,6 +76,7 @@ class BomLine:
     item_id: str | None = None
     url: str | None = None
     note: str = ""  # where an estimate comes from
+    instead: str = ""  # what a buyer may build instead (parts.toml)
 
 
 def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
@@ -129,14 +130,18 @@ def heatsink_line(count: int, prices: PartPrices) -> BomLine | None:
 
 def _bought(code: str, count: int, prices: PartPrices) -> BomLine:
     """``count`` of a part: from the cheapest listing holding enough, else at its unit price."""
-    name = prices.table.parts[code].name
-    listings = [o for o in dict(prices.offers).get(code, ()) if o.units >= count]
+    part = prices.table.parts[code]
+    listings = [o for o in prices.offers.get(code, ()) if o.units >= count]
     if listings:
         best = min(listings, key=lambda o: (o.price, o.listing_id))
-        return BomLine(name, count, best.price.quantize(CENT), "listing", best.item_id, best.url)
+        price = best.price.quantize(CENT)
+        return BomLine(
+            part.name, count, price, "listing", best.item_id, best.url, instead=part.instead
+        )
     unit, source = prices.unit(code)
-    note = prices.table.parts[code].source if source == "estimate" else ""
-    return BomLine(name, count, (unit * count).quantize(CENT), source, note=note)
+    note = part.source if source == "estimate" else ""
+    price = (unit * count).quantize(CENT)
+    return BomLine(part.name, count, price, source, note=note, instead=part.instead)
 
 
 def bom_total(lines: Sequence[BomLine]) -> Decimal:

@@ -74,6 +74,7 @@ def _bom_json(line: BomLine) -> dict[str, object]:
         "item_id": line.item_id,
         "url": line.url,
         "note": line.note or None,
+        "instead": line.instead or None,
     }
 
 
@@ -107,10 +108,13 @@ def render_plan_text(number: int, plan: Plan, now: datetime) -> str:
     lines = [f"{number}. {summary(plan)}: {money} landed"]
     lines.append("   " + render_plan_figures(plan))
     lines += [_part_line(part, plan.currency, now) for part in plan.parts]
-    lines += [
-        f"   needs {render_bom_line(line, plan.currency)}" + (f"  {line.url}" if line.url else "")
-        for line in plan.bom
-    ]
+    for line in plan.bom:
+        lines.append(
+            f"   needs {render_bom_line(line, plan.currency)}"
+            + (f"  {line.url}" if line.url else "")
+        )
+        if line.instead:
+            lines.append(f"         or {line.instead}")
     lines += [f"   ! {warning}" for warning in plan.warnings]
     lines.append(f"   Why: {plan.explanation}")
     return "\n".join(lines)

@@ -71,6 +71,7 @@ class Part:
     any: tuple[str, ...]
     estimate: Decimal
     source: str
+    instead: str = ""  # what a buyer may build instead (the T181's DIY 12 V supply)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,7 @@ def load_parts() -> PartsTable:
             tuple(p.get("any", ())),
             Decimal(str(p["estimate"])),
             str(p["source"]),
+            str(p.get("instead", "")),
         )
         for code, p in data["parts"].items()
     }

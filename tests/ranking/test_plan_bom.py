@@ -67,6 +67,7 @@ def test_a_barebone_t181_plan_adds_power_shelf_cpus_ram_and_heatsinks():
     assert plan.total == Decimal("700") + 4 * Decimal("150") + Decimal("577.47")
     text = render_plans_text([plan], NOW)
     assert f"needs OCP 12 V power shelf: $267.67 (listing {SHELF.item_id})" in text
+    assert "or guide 000's DIY way: server PSUs with their 12 V pads wired" in text
     assert "needs 96 GB RAM: $105.60 (estimate)" in text
     (shelf, *_rest) = render_plan_json(plan)["bom"]  # type: ignore[misc]
     assert shelf["source"] == "listing" and shelf["price"] == 267.67
