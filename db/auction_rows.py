@@ -35,8 +35,17 @@ _COLUMNS = (
 )
 
 
-def load_watched_auctions(session: Session, *, since: datetime) -> list[WatchedAuction]:
-    """Finished auctions that ended at or after ``since``, with their running observations."""
+def load_watched_auctions(
+    session: Session, *, since: datetime, newest: int | None = None
+) -> list[WatchedAuction]:
+    """Finished auctions that ended at or after ``since``, with their running observations;
+    ``newest``: only the auctions among the ``newest`` sold ones that ended last."""
+    finished = (
+        ListingRow.buying_format == BuyingFormat.AUCTION.value,
+        ListingRow.kind == "item",
+        ListingRow.sku.is_not(None),
+        ListingRow.end_time >= since,
+    )
     stmt = (
         select(*_COLUMNS)
         .join(SaleRow, SaleRow.listing_id == ListingRow.id)
@@ -47,14 +56,18 @@ def load_watched_auctions(session: Session, *, since: datetime) -> list[WatchedA
             & (ObservationRow.status == "active")
             & (ObservationRow.observed_at < ListingRow.end_time),
         )
-        .where(
-            ListingRow.buying_format == BuyingFormat.AUCTION.value,
-            ListingRow.kind == "item",
-            ListingRow.sku.is_not(None),
-            ListingRow.end_time >= since,
-        )
+        .where(*finished)
         .order_by(ListingRow.id, ObservationRow.observed_at)
     )
+    if newest is not None:
+        latest = (
+            select(ListingRow.id)
+            .join(SaleRow, SaleRow.listing_id == ListingRow.id)
+            .where(*finished)
+            .order_by(ListingRow.end_time.desc(), ListingRow.id.desc())
+            .limit(newest)
+        )
+        stmt = stmt.where(ListingRow.id.in_(latest.scalar_subquery()))
     rows = session.execute(stmt).all()
     return [
         auction

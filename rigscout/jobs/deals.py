@@ -14,7 +14,12 @@ from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from db.state import load_state, save_state_unless_busy
 from ranking.auction import PRIOR, model_from_json, model_to_json
-from ranking.auction_watch import HISTORY_DAYS, fit_watched_model, sales_window_days
+from ranking.auction_watch import (
+    HISTORY_DAYS,
+    WATCHED_LIMIT,
+    fit_watched_model,
+    sales_window_days,
+)
 from ranking.rank import RankFilters, Ranking, eligible_skus, price_rows, rank_priced
 from rigscout.jobs.bulk import collector_paused
 
@@ -108,7 +113,8 @@ def load_auction_model(session: Session, settings: RankSettings, *, now: datetim
     if cached is not None and cached.get("key") == key:
         with contextlib.suppress(ValueError):
             return model_from_json(cast("dict[str, Any]", cached["model"]))
-    watched = load_watched_auctions(session, since=now - timedelta(days=HISTORY_DAYS))
+    since = now - timedelta(days=HISTORY_DAYS)
+    watched = load_watched_auctions(session, since=since, newest=WATCHED_LIMIT)
     days = sales_window_days(watched, now=now, window_days=settings.window_days)
     model = fit_watched_model(watched, load_sold_rows(session, now=now, window_days=days), settings)
     kept: dict[str, object] = {"key": key, "model": model_to_json(model)}
@@ -124,6 +130,7 @@ def _model_key(session: Session, settings: RankSettings, now: datetime) -> str:
         now.date(),
         settings,
         HISTORY_DAYS,
+        WATCHED_LIMIT,
         PRIOR.read_bytes(),
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()

@@ -114,6 +114,19 @@ def test_an_auction_only_ever_seen_on_a_sold_page_is_left_out(session, now):
     assert [(w.final.price, len(w.seen)) for w in watched] == [(Decimal("61.00"), 1)]
 
 
+def test_the_model_reads_only_the_newest_watched_auctions_when_told(session, now):
+    for i, days in enumerate((30, 3, 10)):  # ended 30, 3 and 10 days ago
+        end = now - timedelta(days=days)
+        see(session, end - HOUR, auction(f"50{i}", "60", 1, end))
+        see(session, now, auction(f"50{i}", str(70 + i), 2, end, sold=end.date()))
+    since = now - timedelta(days=365)
+
+    newest = load_watched_auctions(session, since=since, newest=2)
+
+    assert sorted(w.final.price for w in newest) == [Decimal("71.00"), Decimal("72.00")]
+    assert len(load_watched_auctions(session, since=since)) == 3
+
+
 def test_the_ranking_predicts_with_what_the_watched_auctions_taught(session, now):
     # 25 V100 auctions that each rose from $100 an hour before the end to $150.
     for i in range(25):
