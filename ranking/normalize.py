@@ -66,7 +66,8 @@ class Normalizer:
         A server or board also says what else it comes with (``config``); an accessory that
         is a priced part (``parts.toml``) says which, and how many (``part``, ``quantity``).
         """
-        norm = self._classify(title, category_id, specifics)
+        f = extract_features(title, self.vocabulary, specifics)
+        norm = self._classify(title, f, category_id, specifics)
         if norm.category in (Category.SERVER, Category.BOARD):
             host = self.catalog.get(norm.sku) if norm.sku else None
             form = (host.gpu_form_factor if host else None) or ""
@@ -74,15 +75,18 @@ class Normalizer:
             config = parse_server_config(title, sxm_gpus_included=sxm, specifics=specifics)
             return replace(norm, config=config)
         if norm.kind is Kind.ACCESSORY:
-            found = parse_part(title, load_parts().parts.values())
-            if found is not None:
-                return replace(norm, part=found[0], quantity=found[1])
+            part = parse_part(title, load_parts().parts.values())
+            if part is not None:
+                return replace(norm, part=part, quantity=self._quantity(f))
         return norm
 
     def _classify(
-        self, title: str, category_id: str | None, specifics: Mapping[str, str] | None
+        self,
+        title: str,
+        f: Features,
+        category_id: str | None,
+        specifics: Mapping[str, str] | None,
     ) -> Normalized:
-        f = extract_features(title, self.vocabulary, specifics)
         by_kind = f.by_kind
         if self._one_plain_card(f, category_id, specifics):
             # the common case, one card and nothing else: skip the checks that cannot apply

@@ -45,15 +45,11 @@ _PSU = re.compile(
     r"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{3,4})\s*w\b(?=[^,;]*?\b(?:psus?|power\s+suppl))"
 )
 _DRIVES = re.compile(
-    r"\b(?:\d+\s*x\s*)?\d+(?:\.\d+)?\s*(?:tb|gb)\s*(?:nvme|ssd|hdd|sas|sata)\b", re.IGNORECASE
-)
-_DRIVE_PARTS = re.compile(
-    r"(?:(?P<n>\d+)\s*x\s*)?(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>tb|gb)\s*(?P<kind>nvme|ssd|hdd|sas|sata)"
+    r"\b(?:(?P<n>\d+)\s*x\s*)?(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>tb|gb)\s*"
+    r"(?P<kind>nvme|ssd|hdd|sas|sata)\b",
+    re.IGNORECASE,
 )
 _BOARD = re.compile(r"\b(x\d{1,2}d[a-z0-9]*(?:-[a-z0-9+]+)+|z1\dp[a-z]*-[a-z0-9]+)", re.IGNORECASE)
-_LOT = re.compile(
-    r"\blot\s+of\s+(\d{1,3})\b|\b(\d{1,3})\s*x\b(?!\s*\d)|\b(\d{1,3})\s*(?:pcs|pieces|pack)\b|\bset\s+of\s+(\d{1,3})\b"
-)
 # words before a memory size that make it a GPU's VRAM ("4x Tesla V100 SXM2 16GB")
 _GPU_WORDS = frozenset(
     {"tesla", "v100", "p100", "p40", "a100", "3090", "4090", "3060", "rtx", "sxm2", "sxm4", "pcie",
@@ -101,13 +97,12 @@ class PartsTable:
     pools: Mapping[str, tuple[str, ...]]  # pool name -> the SKUs pooled
     bom_cpus: int
     bom_ram_gb: int
-    power_shelf_hosts: frozenset[str]
     drive_per_tb: Mapping[str, Decimal]  # "nvme", "ssd", "sas", "sata", "hdd" -> per TB
 
     def drives_price(self, drives: str) -> Decimal | None:
         """The estimate for drives as a title words them ("2x 1.6TB NVMe"); None when the
         wording gives no count, size or kind this table prices."""
-        m = _DRIVE_PARTS.search(drives.lower())
+        m = _DRIVES.search(drives.lower())
         if m is None or m["kind"] not in self.drive_per_tb:
             return None
         tb = Decimal(m["size"]) / (1000 if m["unit"] == "gb" else 1)
@@ -162,7 +157,6 @@ def load_parts() -> PartsTable:
         {name: tuple(skus) for name, skus in data["pools"].items()},
         int(bom["cpus"]),
         int(bom["ram_gb"]),
-        frozenset(bom["power_shelf_hosts"]),
         drives,
     )
 
@@ -194,7 +188,7 @@ def parse_server_config(
         ram_gb=_ram(text),
         **_psus(text),
         power_shelf="power shelf" in text,
-        drives=_first(_DRIVES.finditer(title)),
+        drives=_drives(title),
         board=_board(title),
     )
     return _with_specifics(found, specifics) if specifics else found
@@ -223,14 +217,15 @@ def _with_specifics(found: ServerConfig, specifics: Mapping[str, str]) -> Server
     return replace(found, **changes) if changes else found
 
 
-def parse_part(title: str, parts: Iterable[Part]) -> tuple[str, int] | None:
-    """The priced part an accessory title sells, and how many: ("sxm2-heatsink", 4)."""
+def parse_part(title: str, parts: Iterable[Part]) -> str | None:
+    """The priced part an accessory title sells ("sxm2-heatsink"); how many is the
+    normalizer's lot count, as for any listing."""
     text = " ".join(match_form(title).lower().split())
     for part in parts:
         if all(w in text for w in part.words) and (
             not part.any or any(w in text for w in part.any)
         ):
-            return part.code, _lot(text)
+            return part.code
     return None
 
 
@@ -285,13 +280,6 @@ def _board(title: str) -> str | None:
     return m[1].upper() if m else None
 
 
-def _first(matches: Iterable[re.Match[str]]) -> str | None:
-    return next((" ".join(m[0].split()) for m in matches), None)
-
-
-def _lot(text: str) -> int:
-    m = _LOT.search(text)
-    if m is None:
-        return 1
-    count = int(next(g for g in m.groups() if g))
-    return count if 0 < count <= 100 else 1
+def _drives(title: str) -> str | None:
+    m = _DRIVES.search(title)
+    return " ".join(m[0].split()) if m else None

@@ -91,7 +91,7 @@ def test_cards_and_other_listings_carry_no_configuration():
 def test_an_accessory_that_is_a_priced_part_says_which_and_how_many(title, part, count):
     norm = normalize_title(title)
     assert (norm.part, norm.quantity) == (part, count)
-    assert parse_part(title, load_parts().parts.values()) == (part, count)
+    assert parse_part(title, load_parts().parts.values()) == part
 
 
 def test_a_fan_shroud_is_no_priced_part():
