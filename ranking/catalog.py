@@ -63,6 +63,11 @@ class Sku:
         """An SXM module is not a drop-in card: it needs an SXM server or baseboard."""
         return self.category is Category.GPU and (self.form_factor or "").startswith("SXM")
 
+    @property
+    def takes_sxm(self) -> bool:
+        """A host whose GPUs are SXM modules (each under a heatsink a buyer must have)."""
+        return (self.gpu_form_factor or "").startswith("SXM")
+
     def as_json(self) -> dict[str, object]:
         """Every field, with the category as its string value and hints as a list."""
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -70,8 +70,7 @@ class Normalizer:
         norm = self._classify(title, f, category_id, specifics)
         if norm.category in (Category.SERVER, Category.BOARD):
             host = self.catalog.get(norm.sku) if norm.sku else None
-            form = (host.gpu_form_factor if host else None) or ""
-            sxm = bool(norm.includes) and (host is None or form.startswith("SXM"))
+            sxm = bool(norm.includes) and (host is None or host.takes_sxm)
             config = parse_server_config(title, sxm_gpus_included=sxm, specifics=specifics)
             return replace(norm, config=config)
         if norm.kind is Kind.ACCESSORY:

@@ -645,7 +645,7 @@ def _config_text(p: _Priced) -> str | None:
     """What a server comes with besides its GPUs, as the sentence and the report say it."""
     if p.row.config is None or p.sku.category is not Category.SERVER:
         return None
-    return p.row.config.describe(sxm=(p.sku.gpu_form_factor or "").startswith("SXM"))
+    return p.row.config.describe(sxm=p.sku.takes_sxm)
 
 
 def _sentence(

@@ -210,7 +210,7 @@ class Valuer:
         if config is None:
             return tuple(found)
         slots = sku.gpu_slots or 0
-        if not includes and config.heatsinks == "yes" and _sxm(sku) and slots:
+        if not includes and config.heatsinks == "yes" and sku.takes_sxm and slots:
             found.append(self.part_line(HEATSINK, slots, f"{slots} heatsinks"))
         if config.power_shelf:
             found.append(self.part_line(POWER_SHELF, 1, "power shelf"))
@@ -393,10 +393,6 @@ def _pooled(
         evidence="pooled",
         window_days=settings.pool_window_days,
     )
-
-
-def _sxm(sku: Sku) -> bool:
-    return (sku.gpu_form_factor or "").startswith("SXM")
 
 
 def _short(card: Sku) -> str:
