@@ -185,6 +185,7 @@ def plan_rigs(
     fitting = fitting_gpus(candidates, by_gpu.keys(), skus, rules, target)
     most = max((h.free_slots for h in candidates), default=0)
     limit = target.max_auctions
+    running = {id(host): host.price + bom_total(host_bom(host, parts)) for host in candidates}
     tables: dict[tuple[str, str], list[list[Found | None]]] = {}
     best: dict[PlanKey, Rig] = {}
     picks: dict[PlanKey, tuple[Offer, ...]] = {}
@@ -193,12 +194,12 @@ def plan_rigs(
         host_auctions = 1 if limit is not None and host.offer and host.offer.auction else 0
         if limit is not None and host_auctions > limit:
             continue
-        variant = _heatsink_variant(host)
-        if (gpu_sku, variant) not in tables:
+        # hosts alike in which modules need a heatsink share one knapsack table
+        if (gpu_sku, host.heatsinks) not in tables:
             priced = _with_heatsinks(by_gpu.get(gpu_sku, []), host, parts)
-            tables[gpu_sku, variant] = cheapest_sets(priced, most, limit)
-        table = tables[gpu_sku, variant][(limit - host_auctions) if limit is not None else 0]
-        extras = host.price + bom_total(host_bom(host, parts))
+            tables[gpu_sku, host.heatsinks] = cheapest_sets(priced, most, limit)
+        table = tables[gpu_sku, host.heatsinks][(limit - host_auctions) if limit is not None else 0]
+        extras = running[id(host)]
         for added in range(host.free_slots + 1):
             found = table[added] if added < len(table) else None
             if found is None:
@@ -252,14 +253,6 @@ def rig_bom(host: Host, bought: Sequence[Offer], parts: PartPrices) -> tuple[Bom
     return (*host_bom(host, parts), *([heatsinks] if heatsinks else []))
 
 
-def _heatsink_variant(host: Host) -> str:
-    """Hosts alike in which modules need a heatsink share one knapsack table."""
-    if not host.form_factor.startswith("SXM") or host.offer is None:
-        return "none"
-    config = host.offer.config
-    return config.heatsinks if config is not None else "unknown"
-
-
 def _with_heatsinks(offers: Sequence[Offer], host: Host, parts: PartPrices) -> list[Offer]:
     """The GPU offers priced with the heatsink each unit needs in ``host`` (for the search)."""
     unit = parts.heatsink()[0]
@@ -301,7 +294,7 @@ def candidate_hosts(hosts: Sequence[Host], target: Target, parts: PartPrices) ->
             host.included.sku if host.included else None,
             host.included_units,
             auction,
-            _heatsink_variant(host),
+            host.heatsinks,
         )
         rank = (host.price + bom_total(host_bom(host, parts)), offer.listing_id if offer else 0)
         if key not in chosen or rank < chosen[key][0]:

@@ -86,7 +86,7 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
         return ()  # your own workstation runs already
     config = offer.config
     lines = []
-    if host.power_supply == "ocp-12v" and not (config and config.power_shelf):
+    if host.needs_power_shelf:
         lines.append(_bought(POWER_SHELF, 1, prices))
     platform = prices.table.platform(host.family)
     if platform is not None and not (config and config.cpus):
@@ -106,12 +106,7 @@ def needs_heatsink(host: Host, module: str) -> bool:
     listing says ("yes", "no", "unknown"). An SXM module runs only under its heatsink, so
     unless the host listing includes them or the module's listing says it comes with one, the
     bill budgets one (a title that does not say is not a promise)."""
-    if not host.form_factor.startswith("SXM") or host.offer is None:
-        return False
-    config = host.offer.config
-    if config is not None and config.heatsinks == "yes":
-        return False
-    return module != "yes"
+    return host.heatsinks not in ("none", "yes") and module != "yes"
 
 
 def heatsink_line(count: int, prices: PartPrices) -> BomLine | None:

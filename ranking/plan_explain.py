@@ -59,9 +59,8 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
             "fan-cooled cards in a server: check its GPU power cables and the cards' height "
             "(guide 002: servers are rarely built for consumer GPUs)"
         )
-    config = host.offer.config if host.offer else None
     if host.power_supply == "ocp-12v":
-        if not (config and config.power_shelf):  # else its listing includes the shelf
+        if host.needs_power_shelf:  # else its listing includes the shelf
             warnings.append(
                 f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}"
             )

@@ -55,6 +55,21 @@ class Host:
     def free_slots(self) -> int:
         return max(self.gpu_slots - self.included_units, 0)
 
+    @property
+    def needs_power_shelf(self) -> bool:
+        """A 12 V host whose listing does not include the OCP power shelf it runs from."""
+        config = self.offer.config if self.offer else None
+        return self.power_supply == "ocp-12v" and not (config and config.power_shelf)
+
+    @property
+    def heatsinks(self) -> str:
+        """What the host listing says of its GPU heatsinks ("yes", "no", "unknown"); "none"
+        where no module needs one (a PCIe host, your own workstation)."""
+        if not self.form_factor.startswith("SXM") or self.offer is None:
+            return "none"
+        config = self.offer.config
+        return config.heatsinks if config is not None else "unknown"
+
 
 @dataclass(frozen=True, slots=True)
 class Rig:
