@@ -364,11 +364,8 @@ def plan_order(total: Decimal, rig: Rig, target: Target, rules: PlanRules) -> fl
     measure weighed by the host's topology for the profiles named there (training: NVLink and
     a single PCIe root count). A plan with twice the compute for a fifth more money comes first.
     """
-    measure = {
-        "fp16_tflops": rig.fp16_tflops,
-        "vram_gb": rig.vram_gb,
-        "bandwidth_gbs": rig.bandwidth_gbs,
-    }.get(rules.order_measure.get(target.profile, ""), 1.0)
+    name = rules.order_measure.get(target.profile)
+    measure = float(getattr(rig, name)) if name else 1.0
     if target.profile in rules.topology_weighted:
         host = rig.host
         topology = host.topology if host.sku != WORKSTATION else "unknown"

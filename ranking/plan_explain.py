@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from core import fmt
 from ranking.explain import TOPOLOGY
+from ranking.plan_rules import ORDER_MEASURES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -127,17 +128,10 @@ def render_explanation(plan: Plan, following: Plan | None, *, more: bool = False
     return f"{what}: {lead}{tail}."
 
 
-MEASURES = {
-    "fp16_tflops": "FP16 TFLOP/s",
-    "vram_gb": "GB of VRAM",
-    "bandwidth_gbs": "memory bandwidth",
-}
-
-
 def _trade(plan: Plan, other: Plan) -> str:
     """Why a dearer plan comes first: more of the profile's measure for each dollar (weighed
     by topology where the profile counts it: ``Plan.order``)."""
-    words = MEASURES.get(plan.measure)
+    words = ORDER_MEASURES.get(plan.measure)
     if words is None or plan.order <= 0:
         return "its topology counts for this profile"
     more = _measure(plan) / _measure(other) if _measure(other) else float("inf")

@@ -55,7 +55,13 @@ class Workstation:
     passive_cards: bool = False  # passive server cards need server airflow (guide 002)
 
 
-ORDER_MEASURES = ("fp16_tflops", "vram_gb", "bandwidth_gbs")
+# What plans may be ordered by (the name of a figure a rig and a plan both carry), as a
+# plan's sentence says it.
+ORDER_MEASURES = {
+    "fp16_tflops": "FP16 TFLOP/s",
+    "vram_gb": "GB of VRAM",
+    "bandwidth_gbs": "memory bandwidth",
+}
 
 
 @dataclass(frozen=True, slots=True)
