@@ -100,7 +100,7 @@ class ServerConfig:
 
     ``None`` is "the title does not say"; 0 (or ``"no"``) is "the title says none". Read by
     ``ranking/server_config.py`` from the title; the ranker compares a server with sales of
-    the same configuration class, or with its chassis plus the parts it includes.
+    the same configuration, or with its chassis plus the parts it includes.
     """
 
     heatsinks: str = "unknown"  # GPU heatsinks: "yes", "no" or "unknown"
@@ -113,11 +113,9 @@ class ServerConfig:
     drives: str | None = None  # as the title words them: "2x 1.6TB NVMe"
     board: str | None = None  # a system or GPU board the title names: "X10DRG-O-PCIE"
 
-    def config_class(self, *, gpus: bool) -> str:
-        """The class a like-for-like comparison keeps apart: "gpus" (sold with GPUs), "cpus"
-        (with CPUs or RAM), "heatsinks" (GPU heatsinks, no CPUs) or "barebone"."""
-        if gpus:
-            return "gpus"
+    def config_class(self) -> str:
+        """What it is besides its GPUs, in one word: "cpus" (with CPUs or RAM), "heatsinks"
+        (GPU heatsinks, no CPUs) or "barebone"."""
         if self.cpus or self.ram_gb:
             return "cpus"
         return "heatsinks" if self.heatsinks == "yes" else "barebone"
@@ -127,9 +125,7 @@ class ServerConfig:
 
     def tag(self) -> str:
         """The table's short note: "barebone", "CPUs+RAM" or "heatsinks"."""
-        return {"cpus": "CPUs+RAM", "heatsinks": "heatsinks"}.get(
-            self.config_class(gpus=False), "barebone"
-        )
+        return {"cpus": "CPUs+RAM", "heatsinks": "heatsinks"}.get(self.config_class(), "barebone")
 
     @classmethod
     def from_json(cls, data: dict[str, object] | None) -> ServerConfig | None:

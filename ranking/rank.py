@@ -685,7 +685,7 @@ def _sentence(
         if p.reference
         else None,
         config=_config_text(p),
-        chassis=p.reference is not None and p.reference.lines[0].source == "market",
+        chassis=p.reference is not None and p.reference.basis == "market",
         too_few_sales=p.too_few_sales,
         metric=metric,
         metric_basis=value.compute_basis,

@@ -6,15 +6,16 @@ A server's sales rarely match the listing at hand: one came with heatsinks, one 
 its landed price minus the parts its title says it came with, valued the same way. The chassis
 market is the robust median of those (``ranking/market.py``'s rule). A listing's reference is
 then a **composite**, the chassis plus its own parts, and the sentence shows the sum ("chassis
-$780 + 2 CPUs $50 (estimate) + 64 GB RAM $70 (estimate) = $900"). Where at least
-``strong_sales`` sales share the listing's configuration class (barebone, heatsinks, CPUs and
-RAM) and no GPUs, those sales are the reference directly.
+$780 + 2 CPUs $50 (estimate) + 64 GB RAM $70 (estimate) = $900"). Where at least ``min_sales``
+sales are of the very same configuration (model, parts and GPUs), their median is the
+reference directly; one or two of them move the composite toward their median.
 
 Thin markets borrow strength in steps, each lowering the evidence tier reported: the SKU's own
-sales in the window (``strong`` or ``thin``), the SKU's sales over ``pool_window_days``
-(``thin``), then its family's (``parts.toml`` ``[pools]``: the four 4028GR models), each
-model's chassis scaled by its own sales against the family's where it has any (``pooled``).
-A SKU with any sale never falls back to asking prices. Pure: rows in, records out.
+sales in the window (``strong`` or ``thin``; sales without GPUs first, as a complete machine
+sells at a premium over its parts), the SKU's sales over ``pool_window_days`` (``thin``), then
+its family's (``parts.toml`` ``[pools]``: the four 4028GR models), moved toward the model's
+own level by n / (n + ``SHRINK``) for n sales of its own (``pooled``). A SKU with any sale
+never falls back to asking prices. Pure: rows in, records out.
 """
 
 from __future__ import annotations
@@ -87,17 +88,19 @@ class Reference:
         return (*lines, (label, median, "sales"))
 
     @property
-    def same_config(self) -> bool:
-        return self.lines[0].source == "sales"
+    def basis(self) -> str:
+        """What it rests on: "sales" of the same configuration, the "market" of the chassis
+        (its sales, their parts taken out), or "asking" prices of a model never sold."""
+        return self.lines[0].source
 
     def describe(self, money: Callable[[Decimal], str]) -> str:
         """ "chassis $780 + 2 CPUs $50 (estimate) = $830", "the chassis median of $780", or
         "the median of 3 sales of the same configuration, $830"."""
-        if self.same_config:
+        if self.basis == "sales":
             return f"the median of {self.lines[0].label}, {money(self.total)}"
         built = self.parts_total if self.parts_total is not None else self.total
         if len(self.lines) == 1:
-            what = "chassis" if self.lines[0].source == "market" else "asking"
+            what = "chassis" if self.basis == "market" else "asking"
             said = f"the {what} median of {money(built)}"
         else:
             parts = [

@@ -27,7 +27,7 @@ def config(title: str) -> ServerConfig:
 def test_a_socket_or_a_supported_range_is_not_a_cpu():
     bare = config("Gigabyte T181-G20 OCP 1U 4x SXM2 GPU Server Barebone 2x LGA3647")
     assert (bare.cpus, bare.ram_gb, bare.heatsinks) == (None, None, "unknown")
-    assert bare.config_class(gpus=False) == "barebone"
+    assert bare.config_class() == "barebone"
     ranged = config("Supermicro SYS-4028GR-TRT 4U 8x GPU Server Barebone 2x E5-2600 v3/v4")
     assert ranged.cpus is None
 
@@ -36,7 +36,7 @@ def test_a_barebone_that_names_cpus_and_ram_has_them():
     # sellers say "barebone" for "no GPUs" and list CPUs and RAM in the same title
     got = config("ASUS ESC4000 G3 2U GPU Server 2x E5-2680 v4 128GB 4x GPU Slots Barebone")
     assert (got.cpus, got.cpu_model, got.ram_gb) == (2, "E5-2680 v4", 128)
-    assert got.config_class(gpus=False) == "cpus"
+    assert got.config_class() == "cpus"
 
 
 def test_no_gpus_no_heatsinks_is_read_as_said():
