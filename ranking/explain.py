@@ -46,6 +46,7 @@ class ReasonFacts:
     chassis: bool = False  # the market is a server's chassis: its sales, their parts taken out
     # a server with too few sales for a reference: (sales of it or its family, in so many days)
     too_few_sales: tuple[int, int] | None = None
+    weakest: str | None = None  # a server's included GPUs whose market sets its evidence
     metric: str | None = None  # "compute", "bandwidth", "vram" or "slots"
     metric_basis: str | None = None  # "FP16 tensor", "FP16", "FP32" for compute
     price_per_metric: float | None = None
@@ -131,7 +132,10 @@ def _market_clause(f: ReasonFacts) -> str:
         what = f"{median} for the same parts at market"
     pct = round(abs(f.discount) * 100)
     place = "at" if pct == 0 else f"{pct}% under" if f.discount > 0 else f"{pct}% over"
-    return f"{place} {what} ({_evidence_note(m, chassis=f.chassis)})"
+    note = _evidence_note(m, chassis=f.chassis)
+    if f.weakest:
+        note += f", as the {f.weakest}'s market is"
+    return f"{place} {what} ({note})"
 
 
 def _evidence_note(m: Market, *, chassis: bool = False) -> str:

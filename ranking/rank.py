@@ -687,6 +687,7 @@ def _sentence(
         config=_config_text(p),
         chassis=p.reference is not None and p.reference.basis == "market",
         too_few_sales=p.too_few_sales,
+        weakest=p.reference.weakest if p.reference else None,
         metric=metric,
         metric_basis=value.compute_basis,
         price_per_metric=metrics.get(f"price_per_{metric}"),

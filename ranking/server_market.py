@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
+_SOURCE_NOTES = {"estimate": " (estimate)", "asking": " (asking prices)"}
 SHRINK = 2  # a model's own sales needed to count as much as its family's level
 COMPOSITE_WEIGHT = Decimal(1)  # a composite counts as much as one sale of the same machine
 PART_KIND = "part"  # SoldRow.kind of a priced part's sale (its ``sku`` is the part id)
@@ -68,6 +69,8 @@ class Reference:
     market: Market  # the chassis' (or the same configuration's) market: its evidence
     parts_total: Decimal | None = None  # chassis + parts, before the same configuration's pull
     twins: tuple[Decimal, ...] = ()  # landed prices of the few sales of the very same machine
+    # the included GPUs whose market is weaker than the chassis' and so sets the evidence
+    weakest: str | None = None
 
     @property
     def twin_median(self) -> Decimal | None:
@@ -104,10 +107,10 @@ class Reference:
             said = f"the {what} median of {money(built)}"
         else:
             parts = [
-                f"{line.label} {money(line.amount)}"
-                + (" (estimate)" if line.source == "estimate" else "")
-                for line in self.lines
+                f"{line.label} {money(line.amount)}" + _SOURCE_NOTES.get(line.source, "")
+                for line in self.lines[1:]
             ]
+            parts.insert(0, f"{self.lines[0].label} {money(self.lines[0].amount)}")
             said = f"{' + '.join(parts)} = {money(built)}"
         if not self.twins:
             return said
@@ -207,8 +210,9 @@ class Valuer:
             card = self.skus.get(item.sku)
             if market is None or card is None:
                 return None
+            source = "market" if market.source == "sold" else "asking"
             found.append(
-                Line(f"{item.quantity}x {_short(card)}", market.median * item.quantity, "market")
+                Line(f"{item.quantity}x {_short(card)}", market.median * item.quantity, source)
             )
         if config is None:
             return tuple(found)
@@ -312,7 +316,23 @@ def composite(
         "chassis" if sold else "asking", chassis.median, "market" if sold else "asking"
     )
     parts = sum((line.amount for line in lines), chassis.median).quantize(CENT)
-    found = Reference(parts, (chassis_line, *lines), chassis, parts, tuple(p.price for p in twins))
+    # the reference is as sure as its least sure market: four V100s on a thin market make a
+    # strong chassis' sum thin
+    weakest = min(
+        (valuer.markets[i.sku] for i in includes),
+        key=lambda m: m.weight,
+        default=None,
+    )
+    below = weakest is not None and weakest.weight < chassis.weight
+    rests_on = replace(chassis, evidence=weakest.evidence) if weakest and below else chassis
+    found = Reference(
+        parts,
+        (chassis_line, *lines),
+        rests_on,
+        parts,
+        tuple(p.price for p in twins),
+        _short(valuer.skus[weakest.sku]) if weakest and below else None,
+    )
     median = found.twin_median
     return found if median is None else replace(found, total=_blend(parts, median, len(twins)))
 

@@ -194,3 +194,15 @@ def test_drives_a_sale_came_with_are_taken_out_of_its_chassis_too():
 
     # 3.2 TB of NVMe at parts.toml's $60 a TB: the $972 sale's chassis is $780
     assert deal.reference[0] == ("chassis", Decimal("780.00"), "market")
+
+
+def test_a_server_is_no_surer_than_the_market_of_the_gpus_it_comes_with():
+    bare = sales(T181, "760", "770", "775", "780", "780", "785", "790", "800", title=BAREBONE)
+    thin_v100 = sales(V100, "190", "200", "210")  # three sales: a thin market
+    row = server(T181, "1500", "Gigabyte T181-G20 w/ 4x V100 16GB SXM2", includes=((V100, 4),))
+    (deal,) = rank([row], bare + thin_v100).deals
+
+    assert deal.evidence == "thin"  # the chassis alone is strong
+    assert "thin evidence, as the V100 SXM2 16GB's market is" in deal.reason
+    (alone,) = rank([server(T181, "700", BAREBONE)], bare).deals
+    assert alone.evidence == "strong"
