@@ -11,7 +11,7 @@ from decimal import Decimal
 from core.models import BuyingFormat, Category, Flag
 from rigscout.outputs.report.page import render_report
 from tests.alerts.factories import HOSTILE_TITLE
-from tests.report.records import NOW, P40, V100, asking, deal, report_data, run, sold
+from tests.report.records import NOW, P40, V100, asking, deal, market, report_data, run, sold
 
 
 def test_a_hostile_title_stays_text_and_a_script_link_is_not_a_link():
@@ -165,3 +165,26 @@ def test_the_value_chart_divides_by_the_compute_the_ranking_counts():
     assert basis == "FP32"
     assert point.per_tflops == round(230 / tflops, 4)
     assert point.per_gb == round(230 / board_value(SKUS[P40]).vram_gb, 4)
+
+
+def test_a_server_row_and_chart_say_their_reference_is_like_for_like_not_a_median():
+    t181 = "gigabyte-t181-g20"
+    server = deal(
+        1,
+        sku=t181,
+        category=Category.SERVER,
+        discount=0.16,
+        baseline=Decimal("866.49"),
+        baseline_count=4,
+        baseline_source="sold",
+        evidence="thin",
+        reference=(("chassis", Decimal("912.48"), "market"),),
+    )
+    page = render_report(
+        report_data(server, markets={t181: market(t181, "912.48")}, sold=(sold(t181, "780", 3),))
+    )
+
+    row = re.search(r"<tr data-profile=.*?</tr>", page, flags=re.S).group(0)
+    assert "like-for-like $866.49" in row and "median $866.49" not in row
+    assert "chassis reference $912.48" in page  # the history chart's caption
+    assert "chassis median (its sales, their parts taken out) $912.48" in page

@@ -92,8 +92,11 @@ def render_history_chart(
     since: date,
     today: date,
     currency: str,
+    chassis: bool = False,
 ) -> Markup:
-    """Sold prices as points, the daily asking range as a band, the market reference as a line."""
+    """Sold prices as points, the daily asking range as a band, the market reference as a line.
+    ``chassis``: the reference is a server's chassis (its sales, their parts taken out), which
+    the sold points, as sold with their parts, need not straddle."""
     prices = [float(p.price) for p in sold] + [float(a.low) for a in asking]
     prices += [float(a.high) for a in asking]
     if market is not None:
@@ -121,6 +124,8 @@ def render_history_chart(
         start = max(since, today - timedelta(days=market.window_days))
         my = y(float(market.median))
         what = "sold median" if market.source == "sold" else "asking median"
+        if chassis:
+            what = "chassis median (its sales, their parts taken out)"
         label = (
             f"{market.window_days}-day {what} {format_money(market.median, currency)}"
             f" as of {format_day(today)} ({market.count} prices, {market.evidence} evidence)"

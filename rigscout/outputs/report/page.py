@@ -78,6 +78,7 @@ class History:
     name: str
     market: Market | None
     svg: Markup
+    chassis: bool = False  # a server's reference: its chassis, the parts of its sales taken out
 
 
 def render_report(
@@ -162,6 +163,12 @@ def _deal_row(profile: str, first: bool, rank: int, deal: Deal, now: datetime) -
 NEWS_WITHIN = timedelta(hours=24)
 
 
+def _chassis(data: ReportData, code: str) -> bool:
+    """A server's market is its chassis: its sales with the parts they came with taken out."""
+    market = data.markets.get(code)
+    return data.skus[code].category is Category.SERVER and bool(market and market.source == "sold")
+
+
 def render_news(
     deal: Deal, news: ListingNews | None, now: datetime, *, first_day: bool = False
 ) -> tuple[str, ...]:
@@ -222,7 +229,9 @@ def render_histories(data: ReportData, *, since: date, today: date) -> list[Hist
                 since=since,
                 today=today,
                 currency=data.currency,
+                chassis=_chassis(data, code),
             ),
+            chassis=_chassis(data, code),
         )
         for code in codes
     ]
