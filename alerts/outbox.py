@@ -135,6 +135,7 @@ def render_snapshot(deal: Deal) -> dict[str, object]:
         "location": deal.location,
         "config": deal.config.as_json() if deal.config else None,
         "config_text": deal.config_text,
+        "gpus_included": deal.gpus_included,
         "reference": [
             {"label": label, "amount": str(amount), "source": source}
             for label, amount, source in deal.reference
@@ -203,6 +204,7 @@ def _deal_from(p: dict[str, object]) -> Deal:
         location=str(p["location"]) if p.get("location") else None,
         config=ServerConfig.from_json(_dict(p.get("config"))),
         config_text=str(p["config_text"]) if p.get("config_text") else None,
+        gpus_included=_count(p.get("gpus_included")) or 0,
         reference=_reference(p.get("reference")),
     )
 

@@ -113,9 +113,11 @@ class ServerConfig:
     drives: str | None = None  # as the title words them: "2x 1.6TB NVMe"
     board: str | None = None  # a system or GPU board the title names: "X10DRG-O-PCIE"
 
-    def config_class(self) -> str:
-        """What it is besides its GPUs, in one word: "cpus" (with CPUs or RAM), "heatsinks"
-        (GPU heatsinks, no CPUs) or "barebone"."""
+    def config_class(self, *, gpus: bool = False) -> str:
+        """What it is in one word: "gpus" (sold with its GPUs), "cpus" (with CPUs or RAM),
+        "heatsinks" (GPU heatsinks, no CPUs) or "barebone"."""
+        if gpus:
+            return "gpus"
         if self.cpus or self.ram_gb:
             return "cpus"
         return "heatsinks" if self.heatsinks == "yes" else "barebone"
@@ -123,9 +125,11 @@ class ServerConfig:
     def as_json(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
 
-    def tag(self) -> str:
-        """The table's short note: "barebone", "CPUs+RAM" or "heatsinks"."""
-        return {"cpus": "CPUs+RAM", "heatsinks": "heatsinks"}.get(self.config_class(), "barebone")
+    def tag(self, *, gpus: bool = False) -> str:
+        """The table's short note: "with GPUs", "CPUs+RAM", "heatsinks" or "barebone"."""
+        return {"gpus": "with GPUs", "cpus": "CPUs+RAM", "heatsinks": "heatsinks"}.get(
+            self.config_class(gpus=gpus), "barebone"
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, object] | None) -> ServerConfig | None:
@@ -267,6 +271,7 @@ class Deal:
     # ((label, amount, source): source "market", "estimate" or "sales"; they sum to baseline)
     config: ServerConfig | None = None
     config_text: str | None = None  # config as a buyer reads it (ServerConfig.describe)
+    gpus_included: int = 0  # a server's: the GPUs that come with it
     reference: tuple[tuple[str, Decimal, str], ...] = ()
 
 

@@ -637,6 +637,7 @@ def _deal(
         needs_host=p.sku.form_factor if value.needs_host else None,
         config=row.config,
         config_text=_config_text(p),
+        gpus_included=sum(i.quantity for i in row.includes),
         reference=p.reference.json_lines if p.reference else (),
     )
 

@@ -144,7 +144,7 @@ def render_notes(deal: Deal, now: datetime) -> list[str]:
     if deal.needs_host:
         notes.append(f"{deal.needs_host} host")
     if deal.config is not None:
-        notes.append(deal.config.tag())
+        notes.append(deal.config.tag(gpus=deal.gpus_included > 0))
     notes += [_tag(f) for f in deal.flags]
     return notes
 

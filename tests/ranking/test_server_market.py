@@ -206,3 +206,16 @@ def test_a_server_is_no_surer_than_the_market_of_the_gpus_it_comes_with():
     assert "thin evidence, as the V100 SXM2 16GB's market is" in deal.reason
     (alone,) = rank([server(T181, "700", BAREBONE)], bare).deals
     assert alone.evidence == "strong"
+
+
+def test_a_server_sold_with_its_gpus_says_so_in_the_table_notes():
+    from rigscout.cli.render import render_notes
+
+    title = "Gigabyte T181-G20 with 4x Tesla V100 SXM2 16GB 2x Xeon Gold 6138 192GB"
+    history = [*sales(T181, "760", "780", "800", title=BAREBONE), *V100_MARKET]
+    (deal,) = rank([server(T181, "1600", title, includes=((V100, 4),))], history).deals
+
+    assert deal.gpus_included == 4
+    assert "with GPUs" in render_notes(deal, NOW)  # not "CPUs+RAM": a complete node
+    (bare,) = rank([server(T181, "700", BAREBONE)], history).deals
+    assert "barebone" in render_notes(bare, NOW)
