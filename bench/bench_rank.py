@@ -215,6 +215,7 @@ def _fill(engine: Any, backend: str, n_listings: int, n_obs: int) -> None:
         cur = raw.cursor()
         for table, rows in tables:
             _insert(cur, backend, table, rows)
+        cur.execute(LATEST_SQL)  # each listing's newest observation, as every save keeps it
         if backend != "sqlite":
             raw.commit()
             cur.execute("ANALYZE")
@@ -243,7 +244,7 @@ def _base_price(sku: Sku) -> float:
 LISTING_COLS = (
     "id, marketplace, item_id, title, url, buying_format, currency, end_time, status,"
     " first_seen, last_seen, sku, category, kind, quantity, includes, confidence,"
-    " seller_feedback, seller_positive_pct, location, config, part"
+    " seller_feedback, seller_positive_pct, location, config, part, changed_at"
 )
 OBS_COLS = "id, listing_id, observed_at, price, shipping, currency, bids, status"
 # Titles some listings carry, so the risk signals run on every title as in real use.
@@ -317,7 +318,7 @@ def _listings(
             _stamp(NOW - timedelta(days=40)), _stamp(NOW), None if unmatched[i] else sku.sku,
             sku.category.value, kind[i], int(quantity[i]), includes, 0.9,
             int(feedback[i]), 995, LOCATIONS[i % 5],  # 99.5 %, stored in tenths
-            config, part,
+            config, part, _stamp(NOW - timedelta(days=1)),
         ))  # fmt: skip
         if server and includes != "[]":
             price[i] += 8 * 150
@@ -386,13 +387,17 @@ def rank_with_pandas(config: Path, now: datetime, *, fair: bool = False) -> list
         return _rank_with_pandas(settings, now, fair=fair)
 
 
+# Each listing's newest observation, as the store's saves keep it (db/latest.py).
+LATEST_SQL = """
+UPDATE listings SET latest_observation_id = (
+  SELECT n.id FROM observations n WHERE n.listing_id = listings.id
+  ORDER BY n.observed_at DESC, n.id DESC LIMIT 1)
+"""
 # The newest observation of each active listing, picked in SQL the way the store picks it
-# (db/latest.py: a correlated subquery on the (listing_id, observed_at) index).
+# (the kept ``latest_observation_id``).
 _FAIR_ACTIVE = """
 SELECT l.*, o.price, o.shipping, o.currency AS obs_currency, o.bids
-FROM listings l JOIN observations o ON o.id = (
-  SELECT n.id FROM observations n WHERE n.listing_id = l.id
-  ORDER BY n.observed_at DESC, n.id DESC LIMIT 1)
+FROM listings l JOIN observations o ON o.id = l.latest_observation_id
 WHERE l.status = 'active' AND l.sku IS NOT NULL
 """
 _FAIR_SALES = """

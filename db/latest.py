@@ -1,17 +1,31 @@
-"""A listing's newest price observation, as query pieces the store and the loaders share.
+"""A listing's newest price observation: the rule that picks it, and the column that keeps it.
 
-``LATEST`` is the observations table under another name; join it on ``LATEST.id ==
-LATEST_ID``, a correlated subquery picking the newest observation of the outer query's
-listing, by time and then by insertion order. Kept apart from ``db.store`` so that readers
-(``rigscout rank``) do not import the writers' dialect-specific upserts.
+``LATEST_ID`` is the rule: a correlated subquery picking the newest observation of the outer
+query's listing, by time and then by insertion order. Every save stores its answer in
+``listings.latest_observation_id`` (``save_latest``), so readers join ``LATEST`` (the
+observations table under another name) on ``LATEST.id == ListingRow.latest_observation_id``
+by primary key instead of running the subquery once per listing. Kept apart from
+``db.store`` so that readers (``rigscout rank``) do not import the writers' upserts.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select, update
 from sqlalchemy.orm import aliased
 
+from db.batches import batches
 from db.models import ListingRow, ObservationRow
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from datetime import datetime
+
+    from sqlalchemy import ColumnElement
+    from sqlalchemy.orm import Session
+
+CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 
 LATEST = aliased(ObservationRow, name="latest")
 _NEWER = aliased(ObservationRow, name="newer")
@@ -23,3 +37,27 @@ LATEST_ID = (
     .correlate(ListingRow)
     .scalar_subquery()
 )
+# The join condition of every reader: the kept newest observation.
+IS_LATEST = LATEST.id == ListingRow.latest_observation_id
+
+
+def save_latest(session: Session, listing_ids: Iterable[int]) -> None:
+    """Point each of these listings at its newest observation (after adding observations)."""
+    for chunk in batches(sorted(set(listing_ids)), CHUNK):
+        _point(session, ListingRow.id.in_(chunk))
+
+
+def save_latest_observed_at(session: Session, observed_at: datetime) -> None:
+    """``save_latest`` for the listings observed at ``observed_at`` (a save's ``now``): one
+    statement, whatever the batch's size."""
+    seen = select(ObservationRow.listing_id).where(ObservationRow.observed_at == observed_at)
+    _point(session, ListingRow.id.in_(seen))
+
+
+def _point(session: Session, which: ColumnElement[bool]) -> None:
+    session.execute(
+        update(ListingRow)
+        .where(which)
+        .values(latest_observation_id=LATEST_ID)
+        .execution_options(synchronize_session=False)
+    )

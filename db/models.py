@@ -6,6 +6,7 @@ sales         sold price and date (from sold pages, imports, or presumed from en
 runs          each collection run: when, what, counts, errors
 alerts        the outbox: one row per listing per channel, what was sent and when
 ignores       items, sellers and title words the user asked never to see again
+priced        each active listing as the ranker last priced it, and what that depended on
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ class ListingRow(Base):
     # a server's or board's configuration (core.models.ServerConfig.as_json), else NULL
     config: Mapped[dict[str, object] | None] = mapped_column(JSON, nullable=True)
     part: Mapped[str | None] = mapped_column(String(40), index=True)  # parts.toml id
+    # The current state: the newest observation (by time, then id: ``db.latest``), kept by
+    # every save, and when a field the ranking reads last changed (``last_seen`` moves on every
+    # sighting, this only when the listing did).
+    latest_observation_id: Mapped[int | None] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite")
+    )
+    changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
     observations: Mapped[list[ObservationRow]] = relationship(
         back_populates="listing", order_by="ObservationRow.observed_at"
@@ -203,6 +211,46 @@ class IgnoreRow(Base):
     kind: Mapped[str] = mapped_column(String(16))  # "item", "seller" or "title_word"
     value: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class PricedRow(Base):
+    """A listing as ``rank`` last priced it (``rigscout/jobs/priced.py``), with what it read.
+
+    Valid while the listing's newest observation and ``changed_at``, the basis (settings, FX,
+    catalog, rules), the market digest of its SKU and the account label are the same, and
+    until ``valid_until`` (an auction's next time bucket or its end). The columns are what
+    the score needs, so a ranking reads them instead of pricing every listing again.
+    """
+
+    __tablename__ = "priced"
+
+    listing_id: Mapped[int] = mapped_column(
+        ForeignKey("listings.id", ondelete="CASCADE"), primary_key=True
+    )
+    observation_id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"))
+    changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    basis: Mapped[str] = mapped_column(String(64))
+    digest: Mapped[str] = mapped_column(String(64))  # "" where no market was read
+    valid_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    account: Mapped[str | None] = mapped_column(Text)  # the new-account label it carries
+    # "priced", "part" (for parts, an accessory) or why it was left out ("no_price", …)
+    outcome: Mapped[str] = mapped_column(String(24))
+    sku: Mapped[str | None] = mapped_column(String(64))
+    # The exact landed unit price (Decimal text): the asking price a market reads, a part's
+    # price; ``landed`` is the price ranked (an auction's predicted end).
+    unit_price: Mapped[str | None] = mapped_column(Text)
+    asking: Mapped[bool] = mapped_column(Boolean, default=False)
+    landed: Mapped[str | None] = mapped_column(Text)
+    # What the score reads, as floats (the exact score is computed again for the shortlist)
+    landed_f: Mapped[float | None] = mapped_column(Float)
+    chassis_f: Mapped[float | None] = mapped_column(Float)
+    discount: Mapped[float | None] = mapped_column(Float)
+    evidence: Mapped[float | None] = mapped_column(Float)
+    penalty: Mapped[float | None] = mapped_column(Float)
+    checked: Mapped[bool] = mapped_column(Boolean, default=False)  # "check before buying"
+    software: Mapped[bool] = mapped_column(Boolean, default=False)  # a software_support flag
+    excluded: Mapped[bool] = mapped_column(Boolean, default=False)
+    auction: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class SearchLeaseRow(Base):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import String, cast, func, select
 
 from core.models import Included, ServerConfig
-from db.latest import LATEST, LATEST_ID
+from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, SaleRow
 from ranking.rows import ActiveRow, SoldRow
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-_ACTIVE_COLUMNS = (
+ACTIVE_COLUMNS = (
     ListingRow.id,
     ListingRow.item_id,
     ListingRow.marketplace,
@@ -61,32 +61,32 @@ _PRICED_PART = (ListingRow.kind == "accessory") & ListingRow.part.is_not(None)
 def load_active_rows(session: Session) -> list[ActiveRow]:
     """Every active listing that names a SKU, with its newest observation."""
     stmt = (
-        select(*_ACTIVE_COLUMNS)
-        .join(LATEST, LATEST.id == LATEST_ID)
+        select(*ACTIVE_COLUMNS)
+        .join(LATEST, IS_LATEST)
         .where(ListingRow.status == "active", ListingRow.sku.is_not(None))
     )
-    rows = []
     # Core execution and one fetch of every row: the ORM's row wrapping and a fetch per row
     # each add a tenth to the load and give nothing here.
-    for r in session.connection().execute(stmt).all():
-        # Positional, in ActiveRow's field order (tests/db/test_rank_rows.py reads them back).
-        values = list(r)
-        values[13] = _utc(values[13])
-        values[14] = _included(values[14])
-        values[21] = _config(values[21])
-        rows.append(ActiveRow(*values))
-    return rows
+    return [active_row(r) for r in session.connection().execute(stmt).all()]
+
+
+def active_row(values: Sequence[Any]) -> ActiveRow:
+    """The ``ACTIVE_COLUMNS`` of one listing as an ``ActiveRow``."""
+    # Positional, in ActiveRow's field order (tests/db/test_rank_rows.py reads them back).
+    found = list(values)
+    found[13] = _utc(found[13])
+    found[14] = _included(found[14])
+    found[21] = _config(found[21])
+    return ActiveRow(*found)
 
 
 def load_active_parts(session: Session) -> list[ActiveRow]:
     """Active listings of priced parts (heatsinks, power shelves): ``sku`` is the part's id
     and ``quantity`` how many the listing sells."""
-    columns = list(_ACTIVE_COLUMNS)
+    columns = list(ACTIVE_COLUMNS)
     columns[5] = ListingRow.part
     stmt = (
-        select(*columns)
-        .join(LATEST, LATEST.id == LATEST_ID)
-        .where(ListingRow.status == "active", _PRICED_PART)
+        select(*columns).join(LATEST, IS_LATEST).where(ListingRow.status == "active", _PRICED_PART)
     )
     rows = []
     for r in session.connection().execute(stmt).all():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from sqlalchemy import func, select
 
 from db.batches import batches
-from db.latest import LATEST, LATEST_ID
+from db.latest import IS_LATEST, LATEST
 from db.models import AlertRow, ListingRow, ObservationRow
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def load_new_rare_rows(
             counts.c.n,
         )
         .join(counts, counts.c.sku == ListingRow.sku)
-        .join(LATEST, LATEST.id == LATEST_ID)
+        .join(LATEST, IS_LATEST)
         .where(*active, ListingRow.first_seen >= since)
         .order_by(ListingRow.first_seen.desc(), ListingRow.id)
         .limit(limit)

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import String, case, cast, func, insert, or_, select, update
 
 from core.errors import StoreError
 from core.models import BuyingFormat
 from db.batches import batches
-from db.latest import LATEST, LATEST_ID
+from db.dialect import upsert_insert
+from db.latest import LATEST, LATEST_ID, save_latest_observed_at
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def save_ended(session: Session, *, now: datetime) -> int:
         if row.sale_id is None
     ]
     if sales:
-        stmt = _insert(session, SALES).on_conflict_do_nothing(index_elements=["listing_id"])
+        stmt = upsert_insert(session, SALES).on_conflict_do_nothing(index_elements=["listing_id"])
         session.execute(stmt, sales)
     _expire_listings(session)
     return len(rows)
@@ -193,6 +193,7 @@ def _save(
     ]
     if observations:
         session.execute(insert(OBSERVATIONS), observations)
+        save_latest_observed_at(session, now)
     sales = _new_sales(batch, ids, stored, sale_source)
     _upsert_sales(session, sales)
     _expire_listings(session)
@@ -241,18 +242,35 @@ def _upsert_listings(
     search: str | None,
     now: datetime,
 ) -> dict[_Key, int]:
-    stmt = _insert(session, LISTINGS)
+    stmt = upsert_insert(session, LISTINGS)
     new = stmt.excluded
+    updated = {name: new[name] for name in (*_REPLACED_COLUMNS, *_NORMALIZED_COLUMNS)} | {
+        name: func.coalesce(new[name], LISTINGS.c[name]) for name in _KEPT_COLUMNS
+    }
     upsert = stmt.on_conflict_do_update(
         index_elements=["marketplace", "item_id"],
-        set_={name: new[name] for name in (*_REPLACED_COLUMNS, *_NORMALIZED_COLUMNS)}
-        | {name: func.coalesce(new[name], LISTINGS.c[name]) for name in _KEPT_COLUMNS}
-        | {"search": func.coalesce(LISTINGS.c.search, new.search)},
+        set_=updated
+        | {"search": func.coalesce(LISTINGS.c.search, new.search)}
+        | {"changed_at": case((_changed(updated), new.changed_at), else_=LISTINGS.c.changed_at)},
     ).returning(LISTINGS.c.id, LISTINGS.c.marketplace, LISTINGS.c.item_id)
     # Rows are written in key order so two workers saving overlapping batches on PostgreSQL
     # lock them in the same order and cannot deadlock.
     values = [_listing_values(*batch[key], search, now) for key in sorted(batch)]
     return {(row.marketplace, row.item_id): row.id for row in session.execute(upsert, values)}
+
+
+def _changed(values: Mapping[str, Any]) -> Any:
+    """True where one of the listing's fields would change (not its ``last_seen``): a listing
+    seen again as it was keeps its ``changed_at``, and the ranker's priced row with it."""
+    differences = []
+    for name, value in values.items():
+        if name == "last_seen":
+            continue
+        column: Any = LISTINGS.c[name]
+        if name in ("includes", "config"):  # JSON: compared as its text (PostgreSQL's json
+            column, value = cast(column, String), cast(value, String)  # has no "=")
+        differences.append(column.is_distinct_from(value))
+    return or_(*differences)
 
 
 def _new_sales(
@@ -282,7 +300,7 @@ def _new_sales(
 def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
     if not sales:
         return
-    stmt = _insert(session, SALES)
+    stmt = upsert_insert(session, SALES)
     # A sale seen on a sold page or imported beats one presumed from an ended auction.
     upsert = stmt.on_conflict_do_update(
         index_elements=["listing_id"],
@@ -332,6 +350,7 @@ def _listing_values(
         "status": _status(listing),
         "first_seen": now,
         "last_seen": now,
+        "changed_at": now,
         **_normalized_values(norm),
     }
 
@@ -380,16 +399,6 @@ def _price_key(seen: Mapping[Any, Any]) -> _PriceKey:
 def _cents(amount: Decimal | None) -> Decimal | None:
     """Money as the database keeps it (two decimals), so a re-saved price compares equal."""
     return None if amount is None else amount.quantize(CENT)
-
-
-def _insert(session: Session, table: Table) -> Any:
-    """INSERT with ON CONFLICT support: both dialects spell it the same way."""
-    name = session.get_bind().dialect.name
-    if name == "postgresql":
-        return postgresql.insert(table)
-    if name == "sqlite":
-        return sqlite.insert(table)
-    raise StoreError(f"Unsupported database {name!r}: rigscout stores to SQLite or PostgreSQL.")
 
 
 def _expire_listings(session: Session) -> None:

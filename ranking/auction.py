@@ -17,6 +17,7 @@ import bisect
 import math
 import tomllib
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from datetime import timedelta
+    from datetime import datetime
 
 PRIOR = Path(__file__).with_name("auction_prior.toml")
 TIME_EDGES = (0.5, 2.0, 8.0, 24.0, 72.0)  # hours left: <30m, 30m–2h, 2–8h, 8–24h, 1–3d, 3d+
@@ -133,6 +134,14 @@ class AuctionModel:
 
 def time_bucket(time_left: timedelta) -> int:
     return bisect.bisect_right(TIME_EDGES, time_left.total_seconds() / 3600)
+
+
+def bucket_until(end_time: datetime, now: datetime) -> datetime:
+    """Until when a prediction made at ``now`` holds: the moment the time left drops under
+    the next edge of ``time_bucket`` (a prediction reads only the bucket), else the end."""
+    hours = (end_time - now).total_seconds() / 3600
+    passed = [edge for edge in TIME_EDGES if edge <= hours]
+    return end_time - timedelta(hours=max(passed)) if passed else end_time
 
 
 def bid_bucket(bids: int) -> int:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core import fmt
 from core.errors import ConfigError
 from core.models import BuyingFormat, Category, Deal, Flag, Kind
-from ranking.auction import predict_final
+from ranking.auction import bucket_until, predict_final
 from ranking.explain import ReasonFacts, render_reason
 from ranking.flags import flag_listing, load_signals
 from ranking.landed import fx_rate, landed_unit_price, landed_with_freight
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from ranking.profiles import Profile, Profiles
     from ranking.rows import ActiveRow, SoldRow
     from ranking.server_market import Reference
+    from ranking.shortlist import Population
     from ranking.value import SkuValue
 
 BUYING = ("all", "buy_it_now", "auction")
@@ -191,47 +192,120 @@ def price_rows(
     minimum without the work (their asking prices still make their market). ``ignores``: what
     the user asked never to see; those listings carry the ``ignored`` flag (kept out).
     """
-    signals = load_signals()
     skipped: dict[str, int] = {}
     items: list[tuple[ActiveRow, Landed]] = []
     parts: list[tuple[Decimal, ActiveRow]] = []
     for row in active:
-        reason = _skip_reason(row, skus, now)
-        if reason == "parts":
-            part = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, settings)
-            if part is not None:
-                parts.append((part.unit_price, row))
-                continue
-            reason = "no_fx_rate"
-        landed = None if reason else _landed(row, skus, settings)
-        if reason is not None or landed is None:
-            reason = reason or "no_fx_rate"
-            skipped[reason] = skipped.get(reason, 0) + 1
+        landing = land_row(row, skus, settings, now)
+        if landing.landed is not None:
+            items.append((row, landing.landed))
+        elif landing.part_price is not None:
+            parts.append((landing.part_price, row))
         else:
-            items.append((row, landed))
+            skipped[landing.outcome] = skipped.get(landing.outcome, 0) + 1
     sales = sales if isinstance(sales, list | tuple) else list(sales)
-    markets, servers = _markets(sales, _asking(items), skus, settings, now)
+    markets, servers = price_markets(sales, asking_prices(items), skus, settings, now)
+    accounts = new_accounts(
+        (
+            (row.seller, row.seller_feedback, row.quantity, landed.unit_price)
+            for row, landed in items
+        ),
+        settings,
+        load_scam_rules(),
+    )
+    pricer = Pricer(skus, markets, servers, settings, now, predict, accounts, ignores)
     priced = []
     unpriced: dict[str, int] = {}
     for row, landed in items:
         code = str(row.sku)
         if only is None or code in only:
-            priced.append(
-                _price(row, landed, skus, markets, servers, settings, signals, now, predict)
-            )
+            priced.append(pricer.price(row, landed))
         else:
             unpriced[code] = unpriced.get(code, 0) + 1
-    accounts = new_accounts(
-        ((row, landed.unit_price) for row, landed in items), settings, load_scam_rules()
-    )
-    if accounts:
-        priced = [_with_account_flag(p, accounts, signals) for p in priced]
-    if ignores:
-        priced = [_with_ignored_flag(p, ignores, signals) for p in priced]
     return PricedRows(tuple(priced), tuple(parts), skipped, markets, unpriced)
 
 
-def _markets(
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """A listing before its market: its landed unit price, a part's price, or why it is left
+    out (``outcome``: "priced", "part" or the reason, as ``Ranking.skipped`` counts it)."""
+
+    outcome: str
+    landed: Landed | None = None
+    part_price: Decimal | None = None
+
+
+def land_row(
+    row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings, now: datetime
+) -> Landing:
+    """The first step of pricing a listing, which reads nothing but the listing and settings."""
+    reason = _skip_reason(row, skus, now)
+    if reason == "parts":
+        part = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, settings)
+        return Landing("part", part_price=part.unit_price) if part else Landing("no_fx_rate")
+    if reason is not None:
+        return Landing(reason)
+    landed = _landed(row, skus, settings)
+    return Landing("priced", landed) if landed is not None else Landing("no_fx_rate")
+
+
+@dataclass(frozen=True, slots=True)
+class Pricer:
+    """Prices one listing against the markets: what ``price_rows`` does for each, kept apart
+    so that a listing can be priced again alone (``rigscout/jobs/priced.py``)."""
+
+    skus: Mapping[str, Sku]
+    markets: Mapping[str, Market]
+    servers: ServerReferences
+    settings: RankSettings
+    now: datetime
+    predict: AuctionPredictor
+    accounts: Mapping[str, str]  # ``new_accounts``
+    ignores: Ignores | None
+    signals: Signals = field(default_factory=load_signals)
+
+    def price(self, row: ActiveRow, landed: Landed) -> _Priced:
+        p = _price(
+            row,
+            landed,
+            self.skus,
+            self.markets,
+            self.servers,
+            self.settings,
+            self.signals,
+            self.now,
+            self.predict,
+        )
+        if self.accounts:
+            p = _with_account_flag(p, self.accounts, self.signals)
+        if self.ignores:
+            p = _with_ignored_flag(p, self.ignores, self.signals)
+        return p
+
+
+def priced_until(row: ActiveRow, now: datetime) -> datetime | None:
+    """Until when a listing's price made at ``now`` holds (an auction's moves with its time
+    left, and it ends); None: until the listing or its market changes."""
+    if row.buying_format != AUCTION or row.end_time is None:
+        return None
+    return bucket_until(row.end_time, now)
+
+
+def asks(row: ActiveRow) -> bool:
+    """Whether the listing's price is one of its SKU's asking prices (fixed price, alone)."""
+    return row.buying_format != AUCTION and not row.includes
+
+
+def asking_prices(items: Iterable[tuple[ActiveRow, Landed]]) -> dict[str, list[Decimal]]:
+    """Landed unit asking prices of fixed-price listings without included GPUs, per SKU."""
+    asking: dict[str, list[Decimal]] = {}
+    for row, landed in items:
+        if asks(row):
+            asking.setdefault(str(row.sku), []).append(landed.unit_price)
+    return asking
+
+
+def price_markets(
     sales: Sequence[SoldRow],
     asking: Mapping[str, Sequence[Decimal]],
     skus: Mapping[str, Sku],
@@ -274,8 +348,13 @@ def rank_priced(
     now: datetime,
     filters: RankFilters | None = None,
     profiles: Profiles | None = None,
+    population: Population | None = None,
 ) -> Ranking:
-    """The profile's half of ranking: value percentiles, scores, the views a buyer reads."""
+    """The profile's half of ranking: value percentiles, scores, the views a buyer reads.
+
+    ``population``: ``priced`` holds only a shortlist (``ranking.shortlist``); the percentiles
+    and counts are then the whole population's, as this gives them.
+    """
     filters = filters or RankFilters()
     _check(filters)
     profiles = profiles or load_profiles()
@@ -295,22 +374,19 @@ def rank_priced(
         chassis = p.chassis
         vpm = value.capability / float(chassis) if chassis > 0 else float("inf")
         valued.append((p, value, vpm))
-    by_category: dict[Category, list[float]] = {}
-    for p, _, vpm in valued:
-        if not p.excluded:
-            by_category.setdefault(p.sku.category, []).append(vpm)
-    for group in by_category.values():
-        group.sort()
+    by_category = _groups(valued) if population is None else population.groups
     views: dict[bool, list[_Scored]] = {False: [], True: []}
     for p, value, vpm in valued:
         if _wanted(p, filters):
             scored = _score(p, value, vpm, by_category.get(p.sku.category, []), profile)
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
-    limit = max(filters.limit, 0)
-    explained = limit if filters.explain_top is None else min(limit, filters.explain_top)
-    if not filters.explain:
-        explained = 0
+    kept_out = frozenset(s.priced.row.url for s in views[True])
+    if population is not None:
+        below = skipped.get("below_profile_minimum", 0) + population.below_minimum
+        skipped |= {"flagged": population.flagged, "below_profile_minimum": below}
+        kept_out = population.kept_out_urls
+    limit, explained = shown(filters)
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
     primary = profile.primary_metric
     also = filters.explain_also if filters.explain else None
@@ -336,8 +412,27 @@ def rank_priced(
         parts=parts,
         skipped={k: v for k, v in skipped.items() if v},
         markets=priced.markets,
-        kept_out=frozenset(s.priced.row.url for s in views[True]),
+        kept_out=kept_out,
     )
+
+
+def shown(filters: RankFilters) -> tuple[int, int]:
+    """How many deals the ranking shows, and how many of them it explains (and how many of
+    the flagged and parts views it shows)."""
+    limit = max(filters.limit, 0)
+    explained = limit if filters.explain_top is None else min(limit, filters.explain_top)
+    return limit, explained if filters.explain else 0
+
+
+def _groups(valued: Iterable[tuple[_Priced, SkuValue, float]]) -> dict[Category, list[float]]:
+    """Each category's values per dollar of the listings ranked (not kept out), sorted."""
+    by_category: dict[Category, list[float]] = {}
+    for p, _, vpm in valued:
+        if not p.excluded:
+            by_category.setdefault(p.sku.category, []).append(vpm)
+    for group in by_category.values():
+        group.sort()
+    return by_category
 
 
 def _top(scored: list[_Scored], limit: int) -> list[_Scored]:
@@ -383,15 +478,6 @@ def _landed(row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings) -> 
         marketplace=row.marketplace,
         location=row.location,
     )
-
-
-def _asking(items: Sequence[tuple[ActiveRow, Landed]]) -> dict[str, list[Decimal]]:
-    """Landed unit asking prices of fixed-price listings without included GPUs, per SKU."""
-    asking: dict[str, list[Decimal]] = {}
-    for row, landed in items:
-        if row.buying_format != AUCTION and not row.includes:
-            asking.setdefault(str(row.sku), []).append(landed.unit_price)
-    return asking
 
 
 def _price(

@@ -106,18 +106,19 @@ def scam_reason(
 
 
 def new_accounts(
-    listings: Iterable[tuple[ActiveRow, Decimal]], settings: RankSettings, rules: ScamRules
+    listings: Iterable[tuple[str | None, int | None, int, Decimal]],
+    settings: RankSettings,
+    rules: ScamRules,
 ) -> dict[str, str]:
     """Sellers under ``min_seller_feedback`` with many listings worth a lot together, each
-    with the flag's wording. ``listings``: each row with its landed unit price."""
+    with the flag's wording. ``listings``: (seller, feedback, quantity, landed unit price)."""
     count: dict[str, int] = {}
     worth: dict[str, Decimal] = {}
-    for row, unit_price in listings:
-        feedback = row.seller_feedback
-        if not row.seller or feedback is None or feedback >= settings.min_seller_feedback:
+    for seller, feedback, quantity, unit_price in listings:
+        if not seller or feedback is None or feedback >= settings.min_seller_feedback:
             continue
-        count[row.seller] = count.get(row.seller, 0) + 1
-        worth[row.seller] = worth.get(row.seller, Decimal(0)) + unit_price * row.quantity
+        count[seller] = count.get(seller, 0) + 1
+        worth[seller] = worth.get(seller, Decimal(0)) + unit_price * quantity
     return {
         seller: f"new account with {n} listings worth {fmt.money(worth[seller], settings.currency)}"
         for seller, n in count.items()

@@ -12,6 +12,12 @@ scores run from -60 to 100.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
 DISCOUNT_WEIGHT = 0.6
 VALUE_WEIGHT = 0.4
 FULL_DISCOUNT = 0.5  # a discount this deep earns the whole discount part
@@ -26,6 +32,15 @@ def score_deal(
 ) -> float:
     """The deal score from a discount (0.31 = 31 % under market) and a value percentile (0..1)."""
     part = 0.0 if discount is None else max(-1.0, min(1.0, discount / FULL_DISCOUNT))
-    return 100 * (DISCOUNT_WEIGHT * evidence * part + VALUE_WEIGHT * (value_percentile or 0.0)) - (
-        penalty
-    )
+    return float(combine(part, value_percentile or 0.0, evidence, penalty))
+
+
+def combine(part: Any, percentile: Any, evidence: Any, penalty: Any) -> Any:
+    """The score from the discount's part (-1..1), the percentile, the evidence and penalty:
+    for one listing (floats) or for every listing at once (numpy arrays, the shortlist's)."""
+    return 100 * (DISCOUNT_WEIGHT * evidence * part + VALUE_WEIGHT * percentile) - penalty
+
+
+def clip_discount(discount: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``score_deal``'s discount part for an array of discounts (NaN stays NaN)."""
+    return (discount / FULL_DISCOUNT).clip(-1.0, 1.0)

@@ -9,6 +9,9 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
+from sqlalchemy.exc import InternalError, OperationalError
+from sqlalchemy.orm import Session
+
 from db.auction_rows import load_watch_fingerprint, load_watched_auctions
 from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
@@ -22,16 +25,16 @@ from ranking.auction_watch import (
 )
 from ranking.rank import RankFilters, Ranking, eligible_skus, price_rows, rank_priced
 from rigscout.jobs.bulk import collector_paused
+from rigscout.jobs.priced import rank_refreshed, refresh_priced
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from datetime import datetime
 
-    from sqlalchemy.orm import Session
-
     from core.settings import RankSettings
     from ranking.auction import AuctionModel
     from ranking.catalog import Sku
+    from ranking.ignores import Ignores
     from ranking.rows import SoldRow
 
 log = logging.getLogger(__name__)
@@ -63,10 +66,15 @@ def load_rankings(
     now: datetime,
     filters: Sequence[RankFilters],
     sales: Sequence[SoldRow] | None = None,
+    kept: bool = True,
 ) -> tuple[Ranking, ...]:
     """One ranking per ``filters`` (each profile, say), loading the stored rows once.
 
     ``sales``: recent sales the caller has loaded already, over at least ``window_days``.
+    With ``kept`` the listings' priced rows are kept in the store and only those whose inputs
+    changed are priced again (``rigscout/jobs/priced.py``); without it, or where the store
+    cannot be written (read-only, or locked past the busy timeout), every active listing is
+    priced now and nothing is kept. Both give the same rankings.
     """
     with collector_paused():
         model = load_auction_model(session, settings, now=now)
@@ -77,26 +85,53 @@ def load_rankings(
                 window_days=settings.window_days,
                 server_days=settings.pool_window_days,
             )
-        active = load_active_rows(session)
-        unmatched = load_unmatched_count(session)
-        eligible = eligible_skus(skus, settings, filters)
-        priced = price_rows(
-            active,
-            sales,
-            skus,
-            settings,
-            now=now,
-            predict=model.predict,
-            only=eligible,
-            ignores=load_ignores(session),
+        ignores = load_ignores(session)
+        rankings = None
+        if kept:
+            try:
+                rankings = _kept(session, skus, settings, now, filters, sales, model, ignores)
+            except (OperationalError, InternalError) as exc:
+                log.debug("priced rows not kept (%s): every listing is priced now", exc)
+        if rankings is None:
+            priced = price_rows(
+                load_active_rows(session),
+                sales,
+                skus,
+                settings,
+                now=now,
+                predict=model.predict,
+                only=eligible_skus(skus, settings, filters),
+                ignores=ignores,
+            )
+            rankings = tuple(
+                rank_priced(priced, skus, settings, now=now, filters=f) for f in filters
+            )
+        if unmatched := load_unmatched_count(session):
+            rankings = tuple(
+                replace(r, skipped={**r.skipped, "unmatched": unmatched}) for r in rankings
+            )
+        return rankings
+
+
+def _kept(
+    session: Session,
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    now: datetime,
+    filters: Sequence[RankFilters],
+    sales: Sequence[SoldRow],
+    model: AuctionModel,
+    ignores: Ignores,
+) -> tuple[Ranking, ...]:
+    """The rankings from the kept priced rows, brought up to date and kept (committed in a
+    session of its own: the caller's is only read)."""
+    with Session(session.get_bind()) as own:
+        refreshed = refresh_priced(
+            own, skus, settings, now=now, sales=sales, model=model, ignores=ignores
         )
-        rankings = []
-        for wanted in filters:
-            ranking = rank_priced(priced, skus, settings, now=now, filters=wanted)
-            if unmatched:
-                ranking = replace(ranking, skipped={**ranking.skipped, "unmatched": unmatched})
-            rankings.append(ranking)
-        return tuple(rankings)
+        rankings = rank_refreshed(own, refreshed, skus, settings, now=now, filters=filters)
+        own.commit()
+    return rankings
 
 
 def load_auction_model(session: Session, settings: RankSettings, *, now: datetime) -> AuctionModel:

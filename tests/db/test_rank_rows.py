@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.models import Included
+from db.latest import save_latest
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from ranking.server_config import parse_server_config
@@ -70,6 +71,8 @@ def add_listing(
                 status=status,
             )
         )
+    session.flush()
+    save_latest(session, [row.id])  # as every save does
     return row
 
 

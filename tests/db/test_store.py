@@ -426,4 +426,5 @@ def test_a_batch_is_saved_with_the_same_few_statements_whatever_its_size(engine,
     finally:
         event.remove(engine, "before_cursor_execute", record)
 
-    assert statements == ["SELECT", "INSERT", "INSERT"]
+    # look up, upsert the listings, add the observations, point each at its newest one
+    assert statements == ["SELECT", "INSERT", "INSERT", "UPDATE"]

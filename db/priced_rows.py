@@ -1,0 +1,248 @@
+"""The ranker's priced rows (the ``priced`` table): which are out of date, saving them, reading
+their score inputs back as columns.
+
+No rule lives here: what a row holds is decided by ``rigscout/jobs/priced.py`` from
+``ranking.rank``'s pricing; this module only finds the rows whose inputs moved and moves data.
+A row is current while its listing is active with a SKU, its newest observation and
+``changed_at`` are those it was priced from, its basis is the caller's, and ``valid_until`` is
+still ahead; its market digest and account label are checked by the caller (they come from the
+markets and the other listings).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sqlalchemy import delete, func, or_, select
+
+from db.batches import batches
+from db.dialect import upsert_insert
+from db.latest import IS_LATEST, LATEST
+from db.models import ListingRow, PricedRow
+from db.rank_rows import ACTIVE_COLUMNS, active_row
+from ranking.shortlist import PricedColumns
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable, Sequence
+    from datetime import datetime
+
+    from sqlalchemy import Table
+    from sqlalchemy.orm import Session
+
+    from db.history import AnySelect
+    from ranking.rows import ActiveRow
+
+CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
+FETCH = 50_000  # rows turned into arrays at a time: the peak stays a batch, not the store
+PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
+
+# A listing the ranker reads: active, matched to a SKU
+_RANKED = (ListingRow.status == "active") & ListingRow.sku.is_not(None)
+_JOINED = ListingRow.id == PricedRow.listing_id
+IS_PRICED = PricedRow.outcome == "priced"
+
+Stale = tuple["ActiveRow", int, "datetime | None"]  # the row, its observation, its changed_at
+
+
+def load_stale_rows(session: Session, *, basis: str, now: datetime) -> list[Stale]:
+    """Ranked listings never priced, or priced from another observation, another version of
+    the listing, another basis, or whose price has expired (an auction's)."""
+    stale = or_(
+        PricedRow.listing_id.is_(None),
+        PricedRow.observation_id != ListingRow.latest_observation_id,
+        PricedRow.changed_at.is_distinct_from(ListingRow.changed_at),
+        PricedRow.basis != basis,
+        PricedRow.valid_until <= now,
+    )
+    return _stale(session, _rows().outerjoin(PricedRow, _JOINED).where(_RANKED, stale))
+
+
+def load_rows(session: Session, listing_ids: Collection[int]) -> list[Stale]:
+    """These ranked listings, to be priced (again)."""
+    found: list[Stale] = []
+    for chunk in batches(sorted(listing_ids), CHUNK):
+        found += _stale(session, _rows().where(_RANKED, ListingRow.id.in_(chunk)))
+    return found
+
+
+def load_digests(session: Session) -> list[tuple[str, bool, str]]:
+    """The (SKU, auction, market digest) the current priced rows were priced against."""
+    stmt = (
+        select(PricedRow.sku, PricedRow.auction, PricedRow.digest)
+        .join(ListingRow, _JOINED)
+        .where(_RANKED, IS_PRICED)
+        .distinct()
+    )
+    return [(str(s), bool(a), str(d)) for s, a, d in session.execute(stmt)]
+
+
+def load_ids_priced_against(session: Session, sku: str, auction: bool, digest: str) -> list[int]:
+    """Ranked listings of ``sku`` priced against the market digest ``digest``."""
+    stmt = (
+        select(PricedRow.listing_id)
+        .join(ListingRow, _JOINED)
+        .where(
+            _RANKED,
+            IS_PRICED,
+            PricedRow.sku == sku,
+            PricedRow.auction == auction,
+            PricedRow.digest == digest,
+        )
+    )
+    return list(session.scalars(stmt))
+
+
+def load_asking(session: Session) -> list[tuple[int, str, Decimal]]:
+    """(listing id, SKU, landed unit price) of the priced rows that are asking prices."""
+    stmt = (
+        select(PricedRow.listing_id, PricedRow.sku, PricedRow.unit_price)
+        .join(ListingRow, _JOINED)
+        .where(_RANKED, IS_PRICED, PricedRow.asking)
+    )
+    return [(i, str(s), Decimal(str(p))) for i, s, p in session.connection().execute(stmt)]
+
+
+def load_sellers_under(
+    session: Session, feedback: int
+) -> list[tuple[int, str, int, int, Decimal, str | None]]:
+    """(listing id, seller, feedback, quantity, unit price, account label) of the priced rows
+    of sellers with less than ``feedback``: the only ones a new-account pattern can flag."""
+    stmt = (
+        select(
+            PricedRow.listing_id,
+            ListingRow.seller,
+            ListingRow.seller_feedback,
+            ListingRow.quantity,
+            PricedRow.unit_price,
+            PricedRow.account,
+        )
+        .join(ListingRow, _JOINED)
+        .where(
+            _RANKED,
+            IS_PRICED,
+            ListingRow.seller.is_not(None),
+            ListingRow.seller_feedback < feedback,
+        )
+    )
+    return [
+        (i, str(s), int(f or 0), int(q), Decimal(str(p)), a)
+        for i, s, f, q, p, a in session.connection().execute(stmt)
+    ]
+
+
+def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert or replace these priced rows, and drop those of listings no longer ranked."""
+    if rows:
+        stmt = upsert_insert(session, PRICED)
+        names = [name for name in rows[0] if name != "listing_id"]
+        upsert = stmt.on_conflict_do_update(
+            index_elements=["listing_id"], set_={name: stmt.excluded[name] for name in names}
+        )
+        for chunk in batches(rows, 5_000):
+            session.execute(upsert, list(chunk))
+    gone = select(ListingRow.id).where(~_RANKED)
+    session.execute(delete(PricedRow).where(PricedRow.listing_id.in_(gone)))
+
+
+def load_columns(session: Session) -> PricedColumns:
+    """Every current priced row's score inputs, as arrays (read ``FETCH`` rows at a time)."""
+    stmt = (
+        select(
+            PricedRow.listing_id,
+            PricedRow.sku,
+            PricedRow.landed_f,
+            PricedRow.chassis_f,
+            PricedRow.discount,
+            PricedRow.evidence,
+            PricedRow.penalty,
+            PricedRow.checked,
+            PricedRow.software,
+            PricedRow.excluded,
+            PricedRow.auction,
+        )
+        .join(ListingRow, _JOINED)
+        .where(_RANKED, IS_PRICED)
+    )
+    codes: dict[str, int] = {}
+    parts: list[np.ndarray[Any, Any]] = []
+    sku_parts: list[np.ndarray[Any, Any]] = []
+    result = session.connection().execute(stmt)
+    for batch in result.partitions(FETCH):
+        found = (codes.setdefault(str(r[1]), len(codes)) for r in batch)
+        sku_parts.append(np.fromiter(found, np.int32, len(batch)))
+        rows = [(r[0], *r[2:]) for r in batch]
+        parts.append(np.array(rows, dtype=np.float64).reshape(len(batch), 10))
+    table = np.concatenate(parts) if parts else np.zeros((0, 10))
+    sku = np.concatenate(sku_parts) if sku_parts else np.zeros(0, np.int32)
+    flag = table[:, 6:10] != 0
+    return PricedColumns(
+        listing_id=table[:, 0].astype(np.int64),
+        sku=sku,
+        skus=tuple(codes),
+        landed=table[:, 1],
+        chassis=table[:, 2],
+        discount=table[:, 3],  # NULL reads as NaN
+        evidence=table[:, 4],
+        penalty=table[:, 5],
+        checked=flag[:, 0],
+        software=flag[:, 1],
+        excluded=flag[:, 2],
+        auction=flag[:, 3],
+    )
+
+
+def load_exact_landed(session: Session, listing_ids: Iterable[int]) -> dict[int, Decimal]:
+    """The exact ranked price of these listings (``landed_f`` only approximates it)."""
+    found: dict[int, Decimal] = {}
+    for chunk in batches(sorted(set(listing_ids)), CHUNK):
+        stmt = select(PricedRow.listing_id, PricedRow.landed).where(PricedRow.listing_id.in_(chunk))
+        found.update((i, Decimal(str(p))) for i, p in session.execute(stmt))
+    return found
+
+
+def load_outcomes(session: Session) -> dict[str, int]:
+    """How many ranked listings each outcome other than "priced" and "part" has (the reasons
+    they were left out)."""
+    stmt = (
+        select(PricedRow.outcome, func.count())
+        .join(ListingRow, _JOINED)
+        .where(_RANKED, PricedRow.outcome.not_in(("priced", "part")))
+        .group_by(PricedRow.outcome)
+    )
+    return {str(o): int(n) for o, n in session.execute(stmt)}
+
+
+def load_part_prices(session: Session, sku: str | None = None) -> list[tuple[Decimal, int]]:
+    """(landed unit price, listing id) of the for-parts and accessory listings (of ``sku``)."""
+    stmt = (
+        select(PricedRow.unit_price, PricedRow.listing_id)
+        .join(ListingRow, _JOINED)
+        .where(_RANKED, PricedRow.outcome == "part")
+    )
+    if sku is not None:
+        stmt = stmt.where(PricedRow.sku == sku)
+    return [(Decimal(str(p)), int(i)) for p, i in session.execute(stmt)]
+
+
+def load_urls(session: Session, listing_ids: Iterable[int]) -> list[str]:
+    urls: list[str] = []
+    for chunk in batches(sorted(set(listing_ids)), CHUNK):
+        urls += session.scalars(select(ListingRow.url).where(ListingRow.id.in_(chunk)))
+    return urls
+
+
+def _rows() -> AnySelect:
+    columns = (*ACTIVE_COLUMNS, ListingRow.latest_observation_id, ListingRow.changed_at)
+    return select(*columns).join(LATEST, IS_LATEST)
+
+
+def _stale(session: Session, stmt: AnySelect) -> list[Stale]:
+    found: list[Stale] = []
+    for r in session.connection().execute(stmt).all():
+        values = list(r)
+        changed = values.pop()
+        observation = values.pop()
+        found.append((active_row(values), int(observation), changed))
+    return found

@@ -1,0 +1,184 @@
+"""The shortlist: from every priced listing's score inputs, the few that can make the top.
+
+A ranking shows the best ``limit`` deals, but their value percentiles and scores depend on every
+listing of their category. ``shortlist`` computes those over columns (numpy arrays, one entry per
+priced listing: ``db/priced_rows.py`` reads them from the ``priced`` table) and returns
+
+- the listings whose score can place them in the top ``limit`` (and the top ``flagged`` of the
+  listings a flag kept out): every listing within ``MARGIN`` of the last place, so that the
+  exact pass (``ranking.rank.rank_priced`` on these listings priced again, with the score
+  rounded as ``score_deal`` rounds it, ties broken by price and listing id) orders them as a
+  ranking of every listing would;
+- the population that exact pass needs: each category's sorted values per dollar (the
+  percentiles), the counts of listings below the profile's minimum and kept out by a flag, and
+  which listings a flag kept out.
+
+The score is ``ranking.score.combine``, the same expression ``score_deal`` uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.models import Category
+from ranking.score import clip_discount, combine
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import NDArray
+
+    from ranking.catalog import Sku
+    from ranking.profiles import Profile
+    from ranking.rank import RankFilters
+    from ranking.value import SkuValue
+
+# Scores are shown rounded to 0.01: listings more than this under the last place cannot reach it.
+MARGIN = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class PricedColumns:
+    """Every priced listing's score inputs; ``skus`` names the codes in ``sku``."""
+
+    listing_id: NDArray[np.int64]
+    sku: NDArray[np.int32]  # index into ``skus``
+    skus: tuple[str, ...]
+    landed: NDArray[np.float64]  # the price ranked (an auction's predicted end), as a float
+    chassis: NDArray[np.float64]  # the price its value is judged on
+    discount: NDArray[np.float64]  # NaN: no discount
+    evidence: NDArray[np.float64]
+    penalty: NDArray[np.float64]
+    checked: NDArray[np.bool_]
+    software: NDArray[np.bool_]
+    excluded: NDArray[np.bool_]
+    auction: NDArray[np.bool_]
+
+    def __len__(self) -> int:
+        return len(self.listing_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Population:
+    """What the exact pass needs about the listings it does not see."""
+
+    groups: Mapping[Category, Sequence[float]]  # values per dollar of the ranked, sorted
+    below_minimum: int  # listings of SKUs the profile does not rank
+    flagged: int  # wanted listings a flag kept out
+    kept_out: tuple[int, ...]  # their listing ids
+    kept_out_urls: frozenset[str] = frozenset()  # and their URLs (the caller looks them up)
+
+
+@dataclass(frozen=True, slots=True)
+class Shortlist:
+    deals: tuple[int, ...]  # listing ids that can make the deals' top ``limit``
+    flagged: tuple[int, ...]  # and the flagged view's top
+    population: Population
+
+
+def shortlist(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    values: Mapping[str, SkuValue],
+    profile: Profile,
+    filters: RankFilters,
+    *,
+    limit: int,
+    flagged: int,
+    over_max_price: NDArray[np.bool_] | None = None,
+) -> Shortlist:
+    """The candidates for the top ``limit`` deals and top ``flagged`` kept-out listings.
+
+    ``over_max_price``: which listings cost more than ``filters.max_price`` (compared exactly
+    by the caller: the float column only approximates the Decimal price).
+    """
+    codes = columns.skus
+    eligible_code = np.array([values[c].eligible if c in values else False for c in codes])
+    capability = np.array([values[c].capability if c in values else 0.0 for c in codes])
+    category = np.array([_category_index(skus[c].category) if c in skus else -1 for c in codes])
+    eligible = eligible_code[columns.sku] if len(codes) else np.zeros(0, dtype=bool)
+    chassis = columns.chassis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vpm = np.where(chassis > 0, capability[columns.sku] / chassis, np.inf)
+    row_category = category[columns.sku] if len(codes) else np.zeros(0, dtype=int)
+    ranked = eligible & ~columns.excluded
+    groups: dict[Category, NDArray[np.float64]] = {}
+    for index, member in enumerate(CATEGORIES):
+        in_group = ranked & (row_category == index)
+        if in_group.any():
+            groups[member] = np.sort(vpm[in_group])
+    wanted = eligible & _wanted(columns, skus, filters, over_max_price)
+    percentile = np.ones(len(columns))
+    for index, member in enumerate(CATEGORIES):
+        if member in groups:
+            rows = row_category == index
+            group = groups[member]
+            no_better = np.searchsorted(group, vpm[rows], side="right")
+            percentile[rows] = no_better / len(group)
+    discount = np.where(columns.checked, np.nan, columns.discount)
+    part = np.nan_to_num(clip_discount(discount), nan=0.0)
+    penalty = columns.penalty
+    if profile.unsupported_penalty:
+        penalty = penalty + np.where(columns.software, profile.unsupported_penalty, 0.0)
+    score = combine(part, percentile, columns.evidence, penalty)
+    kept_out = wanted & columns.excluded
+    population = Population(
+        groups={member: group.tolist() for member, group in groups.items()},
+        below_minimum=int((~eligible).sum()),
+        flagged=int(kept_out.sum()),
+        kept_out=tuple(columns.listing_id[kept_out].tolist()),
+    )
+    return Shortlist(
+        deals=_best(columns.listing_id, score, wanted & ~columns.excluded, limit),
+        flagged=_best(columns.listing_id, score, kept_out, flagged),
+        population=population,
+    )
+
+
+CATEGORIES = tuple(Category)
+
+
+def _category_index(category: Category) -> int:
+    return CATEGORIES.index(category)
+
+
+def _wanted(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    filters: RankFilters,
+    over_max_price: NDArray[np.bool_] | None,
+) -> NDArray[np.bool_]:
+    """``ranking.rank._wanted`` over the columns."""
+    wanted = np.ones(len(columns), dtype=bool)
+    codes = columns.skus
+    if filters.sku is not None:
+        code = codes.index(filters.sku) if filters.sku in codes else -1
+        wanted &= columns.sku == code
+    if filters.category is not None:
+        matches = np.array(
+            [c in skus and skus[c].category.value == filters.category for c in codes]
+        )
+        wanted &= matches[columns.sku] if len(codes) else wanted
+    if filters.max_price is not None and over_max_price is not None:
+        wanted &= ~over_max_price
+    if filters.buying == "auction":
+        wanted &= columns.auction
+    elif filters.buying == "buy_it_now":
+        wanted &= ~columns.auction
+    return wanted
+
+
+def _best(
+    ids: NDArray[np.int64], score: NDArray[np.float64], among: NDArray[np.bool_], limit: int
+) -> tuple[int, ...]:
+    """The ids among ``among`` whose score is within ``MARGIN`` of the ``limit``-th best."""
+    if limit <= 0:
+        return ()
+    scores = score[among]
+    if len(scores) <= limit:
+        return tuple(ids[among].tolist())
+    last = -np.partition(-scores, limit - 1)[limit - 1]
+    return tuple(ids[among & (score >= last - MARGIN)].tolist())

@@ -1,0 +1,307 @@
+"""Incremental ranking: each listing priced once, and again only when what it read changed.
+
+``load_rankings`` (``rigscout/jobs/deals.py``) used to price every active listing on every
+command: at a million listings, most of a minute. Here the priced listings are kept in the
+``priced`` table (``db/priced_rows.py``), and a ranking
+
+1. prices the listings whose row is out of date: new, a new price or a changed listing, a
+   changed basis (rules, settings, FX, catalog, ignores: ``ranking.digest.pricing_basis``), an
+   auction whose time bucket has moved (``ranking.rank.priced_until``);
+2. computes the markets from the sales and the asking prices (the kept landed prices of the
+   others, the fresh ones of these), and prices again the listings whose markets moved
+   (``ranking.digest.MarketDigests``) or whose seller's new-account flag changed;
+3. saves those rows and reads every row's score inputs as arrays; ``ranking.shortlist`` keeps
+   the listings that can make each view's top, and those alone are priced again from their
+   rows and ranked exactly (``ranking.rank.rank_priced`` with the population's percentiles).
+
+The answer is the one a full recompute gives (``tests/rigscout/test_priced.py`` compares them
+on randomized stores after random edits). Where the store cannot be written (read-only, or
+locked past the busy timeout) the ranking is computed in full, in memory, and says nothing.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from db.priced_rows import (
+    load_asking,
+    load_columns,
+    load_digests,
+    load_exact_landed,
+    load_ids_priced_against,
+    load_outcomes,
+    load_part_prices,
+    load_rows,
+    load_sellers_under,
+    load_stale_rows,
+    load_urls,
+    save_priced,
+)
+from db.rank_rows import load_active_rows
+from ranking.auction import model_to_json
+from ranking.digest import MarketDigests, pricing_basis
+from ranking.profiles import load_profiles
+from ranking.rank import (
+    AUCTION,
+    Landing,
+    PricedRows,
+    Pricer,
+    Ranking,
+    asks,
+    land_row,
+    price_markets,
+    priced_until,
+    rank_priced,
+    shown,
+)
+from ranking.scam import load_scam_rules, new_accounts
+from ranking.shortlist import shortlist
+from ranking.value import score_sku_value
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from datetime import datetime
+    from decimal import Decimal
+
+    from sqlalchemy.orm import Session
+
+    from core.settings import RankSettings
+    from db.priced_rows import Stale
+    from ranking.auction import AuctionModel
+    from ranking.catalog import Sku
+    from ranking.ignores import Ignores
+    from ranking.market import Market
+    from ranking.rank import RankFilters, _Priced
+    from ranking.rows import ActiveRow, SoldRow
+    from ranking.shortlist import PricedColumns
+
+log = logging.getLogger(__name__)
+MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
+
+
+@dataclass(frozen=True, slots=True)
+class Refreshed:
+    """The store's priced rows brought up to date, and what pricing one again needs."""
+
+    pricer: Pricer
+    markets: Mapping[str, Market]
+    priced: int  # listings priced (again) to get there
+
+
+def refresh_priced(
+    session: Session,
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+    sales: Sequence[SoldRow],
+    model: AuctionModel,
+    ignores: Ignores | None,
+) -> Refreshed:
+    """Price again every listing whose row is out of date, and save them (not committed)."""
+    basis = pricing_basis(settings, skus, ignores)
+    todo: dict[int, tuple[Stale, Landing]] = {}
+
+    def take(found: Iterable[Stale]) -> None:
+        for stale in found:
+            todo[stale[0].listing_id] = (stale, land_row(stale[0], skus, settings, now))
+
+    take(load_stale_rows(session, basis=basis, now=now))
+    asking: dict[str, list[Decimal]] = {}
+    for listing_id, sku, price in load_asking(session):
+        if listing_id not in todo:
+            asking.setdefault(sku, []).append(price)
+    for (row, _, _), landing in todo.values():
+        if landing.landed is not None and asks(row):
+            asking.setdefault(str(row.sku), []).append(landing.landed.unit_price)
+    markets, servers = price_markets(sales, asking, skus, settings, now)
+    digests = MarketDigests(markets, servers, skus, model_to_json(model))
+    moved = [
+        (sku, auction, digest)
+        for sku, auction, digest in load_digests(session)
+        if digest not in digests.accepts(sku, auction=auction)
+    ]
+    for sku, auction, digest in moved:
+        ids = [i for i in load_ids_priced_against(session, sku, auction, digest) if i not in todo]
+        take(load_rows(session, ids))
+    accounts, kept = _accounts(session, todo, settings)
+    take(
+        load_rows(
+            session, [i for i, (seller, label) in kept.items() if accounts.get(seller) != label]
+        )
+    )
+    pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
+    rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
+    save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
+    return Refreshed(pricer, markets, len(rows))
+
+
+def rank_refreshed(
+    session: Session,
+    refreshed: Refreshed,
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+    filters: Sequence[RankFilters],
+) -> tuple[Ranking, ...]:
+    """Each ``filters``' ranking from the (current) priced rows."""
+    columns = load_columns(session)
+    outcomes = load_outcomes(session)
+    profiles = load_profiles()
+    rankings = []
+    for wanted in filters:
+        profile = profiles.get(wanted.profile or settings.profile)
+        values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
+        limit, explained = shown(wanted)
+        over = _over_max_price(session, columns, wanted.max_price)
+        short = shortlist(
+            columns,
+            skus,
+            values,
+            profile,
+            wanted,
+            limit=limit,
+            flagged=explained,
+            over_max_price=over,
+        )
+        items = _price_again(session, refreshed.pricer, {*short.deals, *short.flagged})
+        parts = _cheapest_parts(session, wanted.sku, explained, refreshed.pricer)
+        population = replace(
+            short.population,
+            kept_out_urls=frozenset(load_urls(session, short.population.kept_out)),
+        )
+        priced = PricedRows(tuple(items), tuple(parts), outcomes, refreshed.markets)
+        ranking = rank_priced(
+            priced,
+            skus,
+            settings,
+            now=now,
+            filters=wanted,
+            profiles=profiles,
+            population=population,
+        )
+        rankings.append(ranking)
+    return tuple(rankings)
+
+
+def _accounts(
+    session: Session, todo: Mapping[int, tuple[Stale, Landing]], settings: RankSettings
+) -> tuple[dict[str, str], dict[int, tuple[str, str | None]]]:
+    """The new-account pattern's sellers (``ranking.scam.new_accounts``) over every priced
+    listing; and each kept row of a seller it could flag, with its seller and the label it
+    was priced with (a row whose label no longer holds is priced again)."""
+    listings: list[tuple[str | None, int | None, int, Decimal]] = []
+    kept: dict[int, tuple[str, str | None]] = {}
+    for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
+        session, settings.min_seller_feedback
+    ):
+        if listing_id not in todo:
+            listings.append((seller, feedback, quantity, price))
+            kept[listing_id] = (seller, label)
+    for (row, _, _), landing in todo.values():
+        if landing.landed is not None:
+            price = landing.landed.unit_price
+            listings.append((row.seller, row.seller_feedback, row.quantity, price))
+    return new_accounts(listings, settings, load_scam_rules()), kept
+
+
+def _row(
+    stale: Stale, landing: Landing, pricer: Pricer, digests: MarketDigests, basis: str
+) -> dict[str, Any]:
+    """The ``priced`` row of one listing."""
+    row, observation, changed = stale
+    found: dict[str, Any] = {
+        "listing_id": row.listing_id,
+        "observation_id": observation,
+        "changed_at": changed,
+        "basis": basis,
+        "digest": "",
+        "valid_until": None,
+        "account": None,
+        "outcome": landing.outcome,
+        "sku": row.sku,
+        "unit_price": None,
+        "asking": False,
+        "landed": None,
+        "landed_f": None,
+        "chassis_f": None,
+        "discount": None,
+        "evidence": None,
+        "penalty": None,
+        "checked": False,
+        "software": False,
+        "excluded": False,
+        "auction": row.buying_format == AUCTION,
+    }
+    if landing.part_price is not None:
+        found["unit_price"] = str(landing.part_price)
+    if landing.landed is None:
+        return found
+    p = pricer.price(row, landing.landed)
+    auction = row.buying_format == AUCTION
+    found |= {
+        "digest": digests.of(str(row.sku), auction=auction, includes=bool(row.includes)),
+        "valid_until": priced_until(row, pricer.now),
+        "account": pricer.accounts.get(row.seller or ""),
+        "unit_price": str(landing.landed.unit_price),
+        "asking": asks(row),
+        "landed": str(p.landed),
+        "landed_f": float(p.landed),
+        "chassis_f": float(p.chassis),
+        "discount": p.discount,
+        "evidence": p.market.weight if p.market else 0.0,
+        "penalty": p.penalty,
+        "checked": p.check is not None,
+        "software": any(f.code == "software_support" for f in p.flags),
+        "excluded": p.excluded,
+    }
+    return found
+
+
+def _over_max_price(
+    session: Session, columns: PricedColumns, max_price: Decimal | None
+) -> np.ndarray[Any, np.dtype[np.bool_]] | None:
+    """Which listings cost more than ``max_price``: by the float column, and exactly (from the
+    kept Decimal) where the float cannot tell."""
+    if max_price is None:
+        return None
+    bound = float(max_price)
+    over = columns.landed > bound
+    close = np.flatnonzero(columns.landed == bound)
+    if len(close):
+        exact = load_exact_landed(session, columns.listing_id[close].tolist())
+        for index in close:
+            over[index] = exact[int(columns.listing_id[index])] > max_price
+    return over
+
+
+def _price_again(session: Session, pricer: Pricer, listing_ids: set[int]) -> list[_Priced]:
+    """These listings priced again from their rows (the shortlist's: few, unless a caller asks
+    for every listing, as the planner does: then they are read in one query)."""
+    if len(listing_ids) > MANY:
+        rows = [row for row in load_active_rows(session) if row.listing_id in listing_ids]
+    else:
+        rows = [row for row, _, _ in load_rows(session, listing_ids)]
+    found = []
+    for row in rows:
+        landing = land_row(row, pricer.skus, pricer.settings, pricer.now)
+        if landing.landed is not None:
+            found.append(pricer.price(row, landing.landed))
+    return found
+
+
+def _cheapest_parts(
+    session: Session, sku: str | None, count: int, pricer: Pricer
+) -> list[tuple[Decimal, ActiveRow]]:
+    """The ``count`` cheapest for-parts and accessory listings (of ``sku``), with their price."""
+    if count <= 0:
+        return []
+    cheapest = heapq.nsmallest(count, load_part_prices(session, sku))
+    rows = {row.listing_id: row for row, _, _ in load_rows(session, [i for _, i in cheapest])}
+    return [(price, rows[i]) for price, i in cheapest if i in rows]

@@ -1,0 +1,216 @@
+"""Incremental ranking gives the answer a full recompute gives, on SQLite and PostgreSQL.
+
+A randomized store (the demo's titles at random prices, formats, sellers, places, with sales)
+is ranked from its kept priced rows and in full; then it is edited at random (new prices, new
+listings, sales that move the markets, a seller's feedback, time passing over auctions, an
+ignored seller, other FX rates) and the two are compared again after each edit, for the
+views a buyer reads: the deals, the flagged, the parts, what was left out, the markets.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from core.models import BuyingFormat, Listing, Normalized
+from core.settings import RankSettings
+from db.ignores import save_ignore
+from db.models import ListingRow, PricedRow
+from db.store import save_listings
+from ranking.catalog import load_catalog
+from ranking.normalize import default_normalizer
+from ranking.rank import RankFilters
+from rigscout.jobs.deals import load_rankings
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "listings.tsv"
+NOW = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+SETTINGS = RankSettings(
+    fx_rates={"USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27")},
+    min_seller_feedback=10,
+)
+FILTERS = (
+    RankFilters(limit=25),
+    RankFilters(profile="training", limit=10),
+    RankFilters(profile="capacity", category="server", limit=8),
+    RankFilters(buying="auction", limit=10),
+    RankFilters(max_price=Decimal("150"), limit=10),
+    RankFilters(sku="nvidia-tesla-v100-sxm2-16gb", limit=5),
+    RankFilters(limit=100_000, explain=False),  # the planner's view: every listing
+)
+PLACES = ("United States", "United States", "Canada", "Germany", "Hong Kong", "China")
+
+
+@cache
+def titles() -> tuple[tuple[str, Decimal, Normalized], ...]:
+    """Each demo title with its price and what the normalizer makes of it."""
+    normalizer = default_normalizer()
+    with DEMO.open(encoding="utf-8") as f:
+        rows = {r["title"]: Decimal(r["price"]) for r in csv.DictReader(f, delimiter="\t")}
+    return tuple((t, price, normalizer.normalize(t)) for t, price in sorted(rows.items()))
+
+
+class Market:
+    """A random store and the edits a collector makes to it."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.next_id = 1
+        self.active: dict[str, tuple[Listing, Normalized]] = {}
+
+    def listing(self, now: datetime, *, sold: bool = False) -> tuple[Listing, Normalized]:
+        rng = self.rng
+        title, price, norm = rng.choice(titles())
+        item_id = f"9{self.next_id:08d}"
+        self.next_id += 1
+        auction = not sold and rng.random() < 0.3
+        low_feedback = rng.random() < 0.15
+        seller = f"new_{rng.randrange(3)}" if low_feedback else f"seller_{rng.randrange(40)}"
+        currency = rng.choice(("USD", "USD", "USD", "EUR", "GBP"))
+        item = Listing(
+            item_id=item_id,
+            title=title,
+            url=f"https://www.ebay.com/itm/{item_id}",
+            price=(price * Decimal(rng.uniform(0.4, 1.5))).quantize(Decimal("0.01")),
+            currency=currency,
+            buying_format=BuyingFormat.AUCTION if auction else BuyingFormat.BUY_IT_NOW,
+            shipping=rng.choice((None, Decimal(0), Decimal("25.00"))),
+            bids=rng.randrange(12) if auction else None,
+            end_time=now + timedelta(minutes=rng.randrange(10, 4 * 24 * 60)) if auction else None,
+            sold_date=(now - timedelta(days=rng.randrange(0, 80))).date() if sold else None,
+            best_offer_accepted=sold and rng.random() < 0.2,
+            seller=seller,
+            seller_feedback=rng.randrange(0, 9) if low_feedback else rng.randrange(50, 90_000),
+            seller_positive_pct=Decimal("99.1"),
+            location=rng.choice(PLACES),
+        )
+        return item, norm
+
+    def seed(self, session: Session, now: datetime, *, active: int, sold: int) -> None:
+        items = [self.listing(now) for _ in range(active)]
+        items += [self.listing(now, sold=True) for _ in range(sold)]
+        self.save(session, items, now)
+
+    def save(
+        self, session: Session, items: list[tuple[Listing, Normalized]], now: datetime
+    ) -> None:
+        save_listings(session, items, search="random", run_id=None, now=now)
+        session.commit()
+        for item, norm in items:
+            if item.sold_date is None:
+                self.active[item.item_id] = (item, norm)
+            else:
+                self.active.pop(item.item_id, None)
+
+    def edit(self, session: Session, now: datetime) -> str:
+        """One random edit, as a run or the user would make it; says which."""
+        rng = self.rng
+        ids = sorted(self.active)
+        kind = rng.choice(("prices", "new", "sold", "feedback", "seen", "ignore"))
+        if kind == "prices":
+            picked = rng.sample(ids, min(15, len(ids)))
+            self.save(
+                session,
+                [
+                    (
+                        replace(self.active[i][0], price=self.active[i][0].price + 7),
+                        self.active[i][1],
+                    )
+                    for i in picked
+                ],
+                now,
+            )
+        elif kind == "new":
+            self.save(session, [self.listing(now) for _ in range(20)], now)
+        elif kind == "sold":  # sales move the markets
+            picked = rng.sample(ids, min(12, len(ids)))
+            sold = [
+                (
+                    replace(
+                        self.active[i][0],
+                        sold_date=now.date(),
+                        buying_format=BuyingFormat.BUY_IT_NOW,
+                    ),
+                    self.active[i][1],
+                )
+                for i in picked
+            ]
+            self.save(session, sold + [self.listing(now, sold=True) for _ in range(10)], now)
+        elif kind == "feedback":  # a new account's listings pass the threshold together
+            seller = f"new_{rng.randrange(3)}"
+            items = [
+                (replace(item, seller_feedback=25), norm)
+                for item, norm in self.active.values()
+                if item.seller == seller
+            ]
+            self.save(session, items, now)
+        elif kind == "seen":  # a run that sees listings unchanged
+            self.save(session, [self.active[i] for i in rng.sample(ids, min(30, len(ids)))], now)
+        else:
+            save_ignore(session, "seller", f"seller_{rng.randrange(40)}", now=now)
+            session.commit()
+        return kind
+
+
+def both(
+    session: Session, now: datetime, settings: RankSettings = SETTINGS
+) -> tuple[object, object]:
+    skus = {s.sku: s for s in load_catalog()}
+    kept = load_rankings(session, skus, settings, now=now, filters=FILTERS)
+    full = load_rankings(session, skus, settings, now=now, filters=FILTERS, kept=False)
+    return kept, full
+
+
+def priced_rows(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(PricedRow)) or 0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
+    market = Market(seed)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=260, sold=200)
+        now = NOW
+        kept, full = both(session, now)
+        assert kept == full
+        assert kept[0].deals and kept[-1].deals and kept[2].deals  # the views are not empty
+        for step in range(8):
+            now += timedelta(minutes=market.rng.randrange(5, 600))  # auctions move, some end
+            edit = market.edit(session, now)
+            kept, full = both(session, now)
+            assert kept == full, f"after edit {step} ({edit})"
+        settings = replace(SETTINGS, fx_rates={**SETTINGS.fx_rates, "EUR": Decimal("1.15")})
+        kept, full = both(session, now, settings)
+        assert kept == full, "after the FX rates changed"
+
+
+def test_a_second_ranking_prices_only_what_changed(engine):
+    market = Market(3)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=120, sold=80)
+        skus = {s.sku: s for s in load_catalog()}
+        load_rankings(session, skus, SETTINGS, now=NOW, filters=FILTERS[:1])
+        first = {r.listing_id: r.observation_id for r in session.scalars(select(PricedRow))}
+        matched = select(func.count()).where(
+            ListingRow.sku.is_not(None), ListingRow.status == "active"
+        )
+        assert len(first) == session.scalar(matched) > 100  # every ranked listing priced, kept
+
+        # seen again unchanged, an hour later: only auctions whose time bucket moved
+        market.save(session, list(market.active.values()), NOW + timedelta(hours=1))
+        session.execute(update(PricedRow).values(penalty=-999.0))  # mark the kept rows
+        session.commit()
+        load_rankings(session, skus, SETTINGS, now=NOW + timedelta(hours=1), filters=FILTERS[:1])
+        session.expire_all()
+        again = {r.listing_id: r for r in session.scalars(select(PricedRow))}
+        repriced = [r for r in again.values() if r.penalty != -999.0]
+        assert len(repriced) < 40, "a run that changed nothing must not price everything again"
+        assert all(r.auction for r in repriced)
