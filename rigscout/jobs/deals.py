@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from core.settings import RankSettings
     from ranking.auction import AuctionModel
     from ranking.catalog import Sku
-    from ranking.ignores import Ignores
     from ranking.rows import SoldRow
 
 log = logging.getLogger(__name__)
@@ -76,26 +75,47 @@ def load_rankings(
     cannot be written (read-only, or locked past the busy timeout), every active listing is
     priced now and nothing is kept. Both give the same rankings.
     """
-    with collector_paused():
-        model = load_auction_model(session, settings, now=now)
-        if sales is None:
-            sales = load_sold_rows(
+    loaded = list(sales) if sales is not None else None
+
+    def recent_sales() -> Sequence[SoldRow]:
+        nonlocal loaded
+        if loaded is None:
+            loaded = load_sold_rows(
                 session,
                 now=now,
                 window_days=settings.window_days,
                 server_days=settings.pool_window_days,
             )
+        return loaded
+
+    with collector_paused():
+        fingerprint = load_watch_fingerprint(session)
+        model = load_auction_model(session, settings, now=now, fingerprint=fingerprint)
         ignores = load_ignores(session)
         rankings = None
         if kept:
             try:
-                rankings = _kept(session, skus, settings, now, filters, sales, model, ignores)
+                with Session(session.get_bind()) as own:
+                    refreshed = refresh_priced(
+                        own,
+                        skus,
+                        settings,
+                        now=now,
+                        sales=recent_sales,
+                        model=model,
+                        ignores=ignores,
+                        fingerprint=fingerprint,
+                    )
+                    rankings = rank_refreshed(
+                        own, refreshed, skus, settings, now=now, filters=filters
+                    )
+                    own.commit()  # a session of its own: the caller's is only read
             except (OperationalError, InternalError) as exc:
                 log.debug("priced rows not kept (%s): every listing is priced now", exc)
         if rankings is None:
             priced = price_rows(
                 load_active_rows(session),
-                sales,
+                recent_sales(),
                 skus,
                 settings,
                 now=now,
@@ -113,28 +133,13 @@ def load_rankings(
         return rankings
 
 
-def _kept(
+def load_auction_model(
     session: Session,
-    skus: Mapping[str, Sku],
     settings: RankSettings,
+    *,
     now: datetime,
-    filters: Sequence[RankFilters],
-    sales: Sequence[SoldRow],
-    model: AuctionModel,
-    ignores: Ignores,
-) -> tuple[Ranking, ...]:
-    """The rankings from the kept priced rows, brought up to date and kept (committed in a
-    session of its own: the caller's is only read)."""
-    with Session(session.get_bind()) as own:
-        refreshed = refresh_priced(
-            own, skus, settings, now=now, sales=sales, model=model, ignores=ignores
-        )
-        rankings = rank_refreshed(own, refreshed, skus, settings, now=now, filters=filters)
-        own.commit()
-    return rankings
-
-
-def load_auction_model(session: Session, settings: RankSettings, *, now: datetime) -> AuctionModel:
+    fingerprint: object | None = None,
+) -> AuctionModel:
     """The auction model fitted on the watched auctions, fitted once per state of the store.
 
     Fitting reads a year of watched auctions and their markets (seconds on a large store), yet
@@ -143,7 +148,9 @@ def load_auction_model(session: Session, settings: RankSettings, *, now: datetim
     ``report``, ``plan`` and the alerts after a run reuse it. Keeping it never waits for a lock;
     a store that is busy or read-only only costs the next command the fit again.
     """
-    key = _model_key(session, settings, now)
+    if fingerprint is None:
+        fingerprint = load_watch_fingerprint(session)
+    key = _model_key(fingerprint, settings, now)
     cached = load_state(session, MODEL_STATE)
     if cached is not None and cached.get("key") == key:
         with contextlib.suppress(ValueError):
@@ -158,10 +165,10 @@ def load_auction_model(session: Session, settings: RankSettings, *, now: datetim
     return model
 
 
-def _model_key(session: Session, settings: RankSettings, now: datetime) -> str:
+def _model_key(fingerprint: object, settings: RankSettings, now: datetime) -> str:
     """Changes with anything the fit reads: the store, the day (the windows move), the settings."""
     parts = (
-        load_watch_fingerprint(session),
+        fingerprint,
         now.date(),
         settings,
         HISTORY_DAYS,

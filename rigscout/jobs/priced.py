@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import logging
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -43,8 +43,10 @@ from db.priced_rows import (
     save_priced,
 )
 from db.rank_rows import load_active_rows
+from db.state import load_state, save_state
 from ranking.auction import model_to_json
 from ranking.digest import MarketDigests, pricing_basis
+from ranking.market_json import markets_from_json, markets_to_json
 from ranking.profiles import load_profiles
 from ranking.rank import (
     AUCTION,
@@ -64,7 +66,7 @@ from ranking.shortlist import shortlist
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from datetime import datetime
     from decimal import Decimal
 
@@ -78,9 +80,11 @@ if TYPE_CHECKING:
     from ranking.market import Market
     from ranking.rank import RankFilters, _Priced
     from ranking.rows import ActiveRow, SoldRow
+    from ranking.server_market import ServerReferences
     from ranking.shortlist import PricedColumns
 
 log = logging.getLogger(__name__)
+MARKETS_STATE = "markets"
 MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
 
 
@@ -99,11 +103,16 @@ def refresh_priced(
     settings: RankSettings,
     *,
     now: datetime,
-    sales: Sequence[SoldRow],
+    sales: Callable[[], Sequence[SoldRow]],
     model: AuctionModel,
     ignores: Ignores | None,
+    fingerprint: object,
 ) -> Refreshed:
-    """Price again every listing whose row is out of date, and save them (not committed)."""
+    """Price again every listing whose row is out of date, and save them (not committed).
+
+    ``sales``: loads the recent sales, called only when the markets must be computed again;
+    ``fingerprint``: changes whenever a save could change them (``load_watch_fingerprint``).
+    """
     basis = pricing_basis(settings, skus, ignores)
     todo: dict[int, tuple[Stale, Landing]] = {}
 
@@ -112,14 +121,21 @@ def refresh_priced(
             todo[stale[0].listing_id] = (stale, land_row(stale[0], skus, settings, now))
 
     take(load_stale_rows(session, basis=basis, now=now))
-    asking: dict[str, list[Decimal]] = {}
-    for listing_id, sku, price in load_asking(session):
-        if listing_id not in todo:
-            asking.setdefault(sku, []).append(price)
-    for (row, _, _), landing in todo.values():
-        if landing.landed is not None and asks(row):
-            asking.setdefault(str(row.sku), []).append(landing.landed.unit_price)
-    markets, servers = price_markets(sales, asking, skus, settings, now)
+    key = repr((fingerprint, now.date(), basis))
+    restored = _kept_markets(session, key, skus)
+    if restored is None:
+        asking: dict[str, list[Decimal]] = {}
+        for listing_id, sku, price in load_asking(session):
+            if listing_id not in todo:
+                asking.setdefault(sku, []).append(price)
+        for (row, _, _), landing in todo.values():
+            if landing.landed is not None and asks(row):
+                asking.setdefault(str(row.sku), []).append(landing.landed.unit_price)
+        markets, servers = price_markets(sales(), asking, skus, settings, now)
+        value: dict[str, object] = {"key": key, "markets": markets_to_json(markets, servers)}
+        save_state(session, MARKETS_STATE, value, now)
+    else:
+        markets, servers = restored
     digests = MarketDigests(markets, servers, skus, model_to_json(model))
     moved = [
         (sku, auction, digest)
@@ -139,6 +155,21 @@ def refresh_priced(
     rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
     save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
     return Refreshed(pricer, markets, len(rows))
+
+
+def _kept_markets(
+    session: Session, key: str, skus: Mapping[str, Sku]
+) -> tuple[dict[str, Market], ServerReferences] | None:
+    """The markets kept under ``key``, if they are (only a save, a new day or another basis
+    changes them; the listings priced again since read them, they do not change them: an
+    auction's expired price is not an asking price)."""
+    kept = load_state(session, MARKETS_STATE)
+    if kept is None or kept.get("key") != key:
+        return None
+    try:
+        return markets_from_json(cast("dict[str, Any]", kept["markets"]), skus)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def rank_refreshed(

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session
 
 from core.models import BuyingFormat, Listing, Normalized
@@ -187,6 +187,9 @@ def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
             edit = market.edit(session, now)
             kept, full = both(session, now)
             assert kept == full, f"after edit {step} ({edit})"
+            now += timedelta(minutes=market.rng.randrange(1, 90))  # no edit: kept markets
+            kept, full = both(session, now)
+            assert kept == full, f"{step}: later, with nothing saved"
         settings = replace(SETTINGS, fx_rates={**SETTINGS.fx_rates, "EUR": Decimal("1.15")})
         kept, full = both(session, now, settings)
         assert kept == full, "after the FX rates changed"
@@ -214,3 +217,27 @@ def test_a_second_ranking_prices_only_what_changed(engine):
         repriced = [r for r in again.values() if r.penalty != -999.0]
         assert len(repriced) < 40, "a run that changed nothing must not price everything again"
         assert all(r.auction for r in repriced)
+
+
+def test_with_nothing_saved_the_markets_are_read_back_not_computed_again(engine):
+    market = Market(4)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=80, sold=60)
+        skus = {s.sku: s for s in load_catalog()}
+        first = load_rankings(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2])
+        statements: list[str] = []
+
+        def record(conn, cursor, statement, *args) -> None:
+            statements.append(statement)
+
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            later = NOW + timedelta(minutes=20)
+            again = load_rankings(session, skus, SETTINGS, now=later, filters=FILTERS[:2])
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+        full = load_rankings(session, skus, SETTINGS, now=later, filters=FILTERS[:2], kept=False)
+
+    assert again == full
+    assert [r.markets for r in again] == [r.markets for r in first]
+    assert not [s for s in statements if "sales.sold_date" in s], "the sales were read again"
