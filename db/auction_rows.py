@@ -80,10 +80,13 @@ def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
     """What changes whenever a save could change the watched auctions or the sales.
 
     Every save (collection, import) stamps ``last_seen`` on the listings it touches; a new price
-    or status is a new observation; a new or replaced sale moves the sales' count or newest id.
-    Five indexed aggregates: instant next to loading the auctions themselves.
+    or status is a new observation; closing ended listings stamps ``changed_at``; a new or
+    replaced sale moves the sales' count or newest id. A few aggregates: instant next to
+    loading the auctions themselves.
     """
-    listings = session.execute(select(func.count(), func.max(ListingRow.last_seen))).one()
+    listings = session.execute(
+        select(func.count(), func.max(ListingRow.last_seen), func.max(ListingRow.changed_at))
+    ).one()
     sales = session.execute(select(func.count(), func.max(SaleRow.id))).one()
     newest_observation = session.scalar(select(func.max(ObservationRow.id)))
     return (*listings, *sales, newest_observation)

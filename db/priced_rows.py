@@ -7,6 +7,9 @@ A row is current while its listing is active with a SKU, its newest observation 
 ``changed_at`` are those it was priced from, its basis is the caller's, and ``valid_until`` is
 still ahead; its market digest and account label are checked by the caller (they come from the
 markets and the other listings).
+
+After ``delete_unranked`` the table holds the ranked listings only, so the readers of a ranking
+(``load_columns``, ``load_outcomes``, ``load_part_prices``) read it alone, without a join.
 """
 
 from __future__ import annotations
@@ -69,37 +72,22 @@ def load_rows(session: Session, listing_ids: Collection[int]) -> list[Stale]:
 
 def load_digests(session: Session) -> list[tuple[str, bool, str]]:
     """The (SKU, auction, market digest) the current priced rows were priced against."""
-    stmt = (
-        select(PricedRow.sku, PricedRow.auction, PricedRow.digest)
-        .join(ListingRow, _JOINED)
-        .where(_RANKED, IS_PRICED)
-        .distinct()
-    )
+    stmt = select(PricedRow.sku, PricedRow.auction, PricedRow.digest).where(IS_PRICED).distinct()
     return [(str(s), bool(a), str(d)) for s, a, d in session.execute(stmt)]
 
 
 def load_ids_priced_against(session: Session, sku: str, auction: bool, digest: str) -> list[int]:
     """Ranked listings of ``sku`` priced against the market digest ``digest``."""
-    stmt = (
-        select(PricedRow.listing_id)
-        .join(ListingRow, _JOINED)
-        .where(
-            _RANKED,
-            IS_PRICED,
-            PricedRow.sku == sku,
-            PricedRow.auction == auction,
-            PricedRow.digest == digest,
-        )
+    stmt = select(PricedRow.listing_id).where(
+        IS_PRICED, PricedRow.sku == sku, PricedRow.auction == auction, PricedRow.digest == digest
     )
     return list(session.scalars(stmt))
 
 
 def load_asking(session: Session) -> list[tuple[int, str, Decimal]]:
     """(listing id, SKU, landed unit price) of the priced rows that are asking prices."""
-    stmt = (
-        select(PricedRow.listing_id, PricedRow.sku, PricedRow.unit_price)
-        .join(ListingRow, _JOINED)
-        .where(_RANKED, IS_PRICED, PricedRow.asking)
+    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.unit_price).where(
+        IS_PRICED, PricedRow.asking
     )
     return [(i, str(s), Decimal(str(p))) for i, s, p in session.connection().execute(stmt)]
 
@@ -133,38 +121,44 @@ def load_sellers_under(
 
 
 def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert or replace these priced rows, and drop those of listings no longer ranked."""
-    if rows:
-        stmt = upsert_insert(session, PRICED)
-        names = [name for name in rows[0] if name != "listing_id"]
-        upsert = stmt.on_conflict_do_update(
-            index_elements=["listing_id"], set_={name: stmt.excluded[name] for name in names}
-        )
-        for chunk in batches(rows, 5_000):
-            session.execute(upsert, list(chunk))
-    gone = select(ListingRow.id).where(~_RANKED)
-    session.execute(delete(PricedRow).where(PricedRow.listing_id.in_(gone)))
+    """Insert or replace these priced rows."""
+    if not rows:
+        return
+    stmt = upsert_insert(session, PRICED)
+    names = [name for name in rows[0] if name != "listing_id"]
+    upsert = stmt.on_conflict_do_update(
+        index_elements=["listing_id"], set_={name: stmt.excluded[name] for name in names}
+    )
+    for chunk in batches(rows, 5_000):
+        session.execute(upsert, list(chunk))
+
+
+def delete_unranked(session: Session) -> None:
+    """Drop the rows of listings no longer ranked (sold, ended, unmatched since)."""
+    ranked = select(ListingRow.id).where(ListingRow.id == PricedRow.listing_id, _RANKED)
+    session.execute(delete(PricedRow).where(~ranked.exists()))
+
+
+def load_expired(session: Session, now: datetime) -> list[int]:
+    """The rows whose price has expired (an auction whose time bucket moved, or that ended)."""
+    return list(session.scalars(select(PricedRow.listing_id).where(PricedRow.valid_until <= now)))
 
 
 def load_columns(session: Session) -> PricedColumns:
     """Every current priced row's score inputs, as arrays (read ``FETCH`` rows at a time)."""
-    stmt = (
-        select(
-            PricedRow.listing_id,
-            PricedRow.sku,
-            PricedRow.landed_f,
-            PricedRow.chassis_f,
-            PricedRow.discount,
-            PricedRow.evidence,
-            PricedRow.penalty,
-            PricedRow.checked,
-            PricedRow.software,
-            PricedRow.excluded,
-            PricedRow.auction,
-        )
-        .join(ListingRow, _JOINED)
-        .where(_RANKED, IS_PRICED)
-    )
+    stmt = select(
+        PricedRow.listing_id,
+        PricedRow.sku,
+        PricedRow.landed_f,
+        PricedRow.chassis_f,
+        PricedRow.discount,
+        PricedRow.evidence,
+        PricedRow.penalty,
+        PricedRow.checked,
+        PricedRow.software,
+        PricedRow.excluded,
+        PricedRow.auction,
+    ).where(IS_PRICED)
     codes: dict[str, int] = {}
     parts: list[np.ndarray[Any, Any]] = []
     sku_parts: list[np.ndarray[Any, Any]] = []
@@ -207,8 +201,7 @@ def load_outcomes(session: Session) -> dict[str, int]:
     they were left out)."""
     stmt = (
         select(PricedRow.outcome, func.count())
-        .join(ListingRow, _JOINED)
-        .where(_RANKED, PricedRow.outcome.not_in(("priced", "part")))
+        .where(PricedRow.outcome.not_in(("priced", "part")))
         .group_by(PricedRow.outcome)
     )
     return {str(o): int(n) for o, n in session.execute(stmt)}
@@ -216,21 +209,20 @@ def load_outcomes(session: Session) -> dict[str, int]:
 
 def load_part_prices(session: Session, sku: str | None = None) -> list[tuple[Decimal, int]]:
     """(landed unit price, listing id) of the for-parts and accessory listings (of ``sku``)."""
-    stmt = (
-        select(PricedRow.unit_price, PricedRow.listing_id)
-        .join(ListingRow, _JOINED)
-        .where(_RANKED, PricedRow.outcome == "part")
-    )
+    stmt = select(PricedRow.unit_price, PricedRow.listing_id).where(PricedRow.outcome == "part")
     if sku is not None:
         stmt = stmt.where(PricedRow.sku == sku)
     return [(Decimal(str(p)), int(i)) for p, i in session.execute(stmt)]
 
 
-def load_urls(session: Session, listing_ids: Iterable[int]) -> list[str]:
-    urls: list[str] = []
-    for chunk in batches(sorted(set(listing_ids)), CHUNK):
-        urls += session.scalars(select(ListingRow.url).where(ListingRow.id.in_(chunk)))
-    return urls
+def load_kept_out_urls(session: Session) -> dict[int, str]:
+    """The URL of each listing a flag keeps out."""
+    stmt = (
+        select(PricedRow.listing_id, ListingRow.url)
+        .join(ListingRow, _JOINED)
+        .where(IS_PRICED, PricedRow.excluded)
+    )
+    return {int(i): str(u) for i, u in session.execute(stmt)}
 
 
 def _rows() -> AnySelect:

@@ -156,8 +156,8 @@ def save_ended(session: Session, *, now: datetime) -> int:
         if row.buying_format == BuyingFormat.AUCTION and row.bids and row.price is not None
     ]
     presumed_ids = {row.id for row in presumed}
-    _set_status(session, presumed_ids, "presumed_sold")
-    _set_status(session, {row.id for row in rows} - presumed_ids, "ended")
+    _set_status(session, presumed_ids, "presumed_sold", now)
+    _set_status(session, {row.id for row in rows} - presumed_ids, "ended", now)
     sales = [
         _sale_values(row.id, row.end_time.date(), row._mapping, best_offer=False, source="presumed")
         for row in presumed
@@ -310,9 +310,13 @@ def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
     session.execute(upsert, sales)
 
 
-def _set_status(session: Session, listing_ids: set[int], status: str) -> None:
+def _set_status(session: Session, listing_ids: set[int], status: str, now: datetime) -> None:
     for chunk in batches(sorted(listing_ids), CHUNK):
-        session.execute(update(LISTINGS).where(LISTINGS.c.id.in_(chunk)).values(status=status))
+        session.execute(
+            update(LISTINGS)
+            .where(LISTINGS.c.id.in_(chunk))
+            .values(status=status, changed_at=now)  # the ranking reads the status
+        )
 
 
 def _normalized_values(norm: Normalized) -> dict[str, Any]:

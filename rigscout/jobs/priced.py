@@ -29,17 +29,19 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from db.priced_rows import (
+    delete_unranked,
     load_asking,
     load_columns,
     load_digests,
     load_exact_landed,
+    load_expired,
     load_ids_priced_against,
+    load_kept_out_urls,
     load_outcomes,
     load_part_prices,
     load_rows,
     load_sellers_under,
     load_stale_rows,
-    load_urls,
     save_priced,
 )
 from db.rank_rows import load_active_rows
@@ -84,7 +86,7 @@ if TYPE_CHECKING:
     from ranking.shortlist import PricedColumns
 
 log = logging.getLogger(__name__)
-MARKETS_STATE = "markets"
+STATE = "priced"  # the ``state`` row of the last refresh: its key, markets and accounts
 MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
 
 
@@ -120,10 +122,21 @@ def refresh_priced(
         for stale in found:
             todo[stale[0].listing_id] = (stale, land_row(stale[0], skus, settings, now))
 
-    take(load_stale_rows(session, basis=basis, now=now))
     key = repr((fingerprint, now.date(), basis))
-    restored = _kept_markets(session, key, skus)
-    if restored is None:
+    kept = _kept_state(session, key, skus)
+    if kept is not None:
+        # Nothing saved since the rows were brought up to date under these markets: only the
+        # prices that expire with time (auctions) are out of date.
+        markets, servers, accounts = kept
+        take(load_rows(session, load_expired(session, now)))
+        digests = MarketDigests(markets, servers, skus, model_to_json(model))
+        if any(landing.landed is None for _, landing in todo.values()):
+            # An auction that has ended no longer counts toward its seller's listings.
+            accounts = _settle_accounts(session, todo, settings, take)
+            save_state(session, STATE, _state(key, markets, servers, accounts), now)
+    else:
+        delete_unranked(session)
+        take(load_stale_rows(session, basis=basis, now=now))
         asking: dict[str, list[Decimal]] = {}
         for listing_id, sku, price in load_asking(session):
             if listing_id not in todo:
@@ -132,44 +145,41 @@ def refresh_priced(
             if landing.landed is not None and asks(row):
                 asking.setdefault(str(row.sku), []).append(landing.landed.unit_price)
         markets, servers = price_markets(sales(), asking, skus, settings, now)
-        value: dict[str, object] = {"key": key, "markets": markets_to_json(markets, servers)}
-        save_state(session, MARKETS_STATE, value, now)
-    else:
-        markets, servers = restored
-    digests = MarketDigests(markets, servers, skus, model_to_json(model))
-    moved = [
-        (sku, auction, digest)
-        for sku, auction, digest in load_digests(session)
-        if digest not in digests.accepts(sku, auction=auction)
-    ]
-    for sku, auction, digest in moved:
-        ids = [i for i in load_ids_priced_against(session, sku, auction, digest) if i not in todo]
-        take(load_rows(session, ids))
-    accounts, kept = _accounts(session, todo, settings)
-    take(
-        load_rows(
-            session, [i for i, (seller, label) in kept.items() if accounts.get(seller) != label]
-        )
-    )
+        digests = MarketDigests(markets, servers, skus, model_to_json(model))
+        for sku, auction, digest in load_digests(session):
+            if digest not in digests.accepts(sku, auction=auction):
+                ids = load_ids_priced_against(session, sku, auction, digest)
+                take(load_rows(session, [i for i in ids if i not in todo]))
+        accounts = _settle_accounts(session, todo, settings, take)
+        save_state(session, STATE, _state(key, markets, servers, accounts), now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
     rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
     save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
     return Refreshed(pricer, markets, len(rows))
 
 
-def _kept_markets(
+def _state(
+    key: str, markets: Mapping[str, Market], servers: ServerReferences, accounts: dict[str, str]
+) -> dict[str, object]:
+    return {"key": key, "markets": markets_to_json(markets, servers), "accounts": accounts}
+
+
+def _kept_state(
     session: Session, key: str, skus: Mapping[str, Sku]
-) -> tuple[dict[str, Market], ServerReferences] | None:
-    """The markets kept under ``key``, if they are (only a save, a new day or another basis
-    changes them; the listings priced again since read them, they do not change them: an
-    auction's expired price is not an asking price)."""
-    kept = load_state(session, MARKETS_STATE)
+) -> tuple[dict[str, Market], ServerReferences, dict[str, str]] | None:
+    """The markets and new-account sellers kept by the last refresh, if it was made under
+    ``key`` (the store as it is, today, the same basis): only a save, a new day or another
+    basis changes them. The auctions priced again since read them; they do not change them
+    (an auction's price is not an asking price, and its landed price stays the same)."""
+    kept = load_state(session, STATE)
     if kept is None or kept.get("key") != key:
         return None
     try:
-        return markets_from_json(cast("dict[str, Any]", kept["markets"]), skus)
-    except (KeyError, TypeError, ValueError):
+        markets, servers = markets_from_json(cast("dict[str, Any]", kept["markets"]), skus)
+        accounts = {str(k): str(v) for k, v in cast("dict[str, Any]", kept["accounts"]).items()}
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
+    return markets, servers, accounts
 
 
 def rank_refreshed(
@@ -184,6 +194,7 @@ def rank_refreshed(
     """Each ``filters``' ranking from the (current) priced rows."""
     columns = load_columns(session)
     outcomes = load_outcomes(session)
+    urls = load_kept_out_urls(session)
     profiles = load_profiles()
     rankings = []
     for wanted in filters:
@@ -205,7 +216,7 @@ def rank_refreshed(
         parts = _cheapest_parts(session, wanted.sku, explained, refreshed.pricer)
         population = replace(
             short.population,
-            kept_out_urls=frozenset(load_urls(session, short.population.kept_out)),
+            kept_out_urls=frozenset(urls[i] for i in short.population.kept_out),
         )
         priced = PricedRows(tuple(items), tuple(parts), outcomes, refreshed.markets)
         ranking = rank_priced(
@@ -221,12 +232,14 @@ def rank_refreshed(
     return tuple(rankings)
 
 
-def _accounts(
-    session: Session, todo: Mapping[int, tuple[Stale, Landing]], settings: RankSettings
-) -> tuple[dict[str, str], dict[int, tuple[str, str | None]]]:
+def _settle_accounts(
+    session: Session,
+    todo: Mapping[int, tuple[Stale, Landing]],
+    settings: RankSettings,
+    take: Callable[[Iterable[Stale]], None],
+) -> dict[str, str]:
     """The new-account pattern's sellers (``ranking.scam.new_accounts``) over every priced
-    listing; and each kept row of a seller it could flag, with its seller and the label it
-    was priced with (a row whose label no longer holds is priced again)."""
+    listing; each kept row whose label no longer holds is taken to be priced again."""
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
     kept: dict[int, tuple[str, str | None]] = {}
     for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
@@ -239,7 +252,9 @@ def _accounts(
         if landing.landed is not None:
             price = landing.landed.unit_price
             listings.append((row.seller, row.seller_feedback, row.quantity, price))
-    return new_accounts(listings, settings, load_scam_rules()), kept
+    accounts = new_accounts(listings, settings, load_scam_rules())
+    take(load_rows(session, [i for i, (s, label) in kept.items() if accounts.get(s) != label]))
+    return accounts
 
 
 def _row(
