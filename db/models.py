@@ -25,6 +25,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     TypeDecorator,
@@ -241,16 +242,11 @@ class PricedRow(Base):
     unit_price: Mapped[str | None] = mapped_column(Text)
     asking: Mapped[bool] = mapped_column(Boolean, default=False)
     landed: Mapped[str | None] = mapped_column(Text)
-    # What the score reads, as floats (the exact score is computed again for the shortlist)
-    landed_f: Mapped[float | None] = mapped_column(Float)
-    chassis_f: Mapped[float | None] = mapped_column(Float)
-    discount: Mapped[float | None] = mapped_column(Float)
-    evidence: Mapped[float | None] = mapped_column(Float)
-    penalty: Mapped[float | None] = mapped_column(Float)
-    checked: Mapped[bool] = mapped_column(Boolean, default=False)  # "check before buying"
-    software: Mapped[bool] = mapped_column(Boolean, default=False)  # a software_support flag
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
     auction: Mapped[bool] = mapped_column(Boolean, default=False)
+    # What the score reads, packed (``ranking.shortlist.pack_inputs``): a ranking fetches
+    # three values per listing, not eleven. The exact score is computed again for the shortlist.
+    inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
 class SearchLeaseRow(Base):

@@ -17,7 +17,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import delete, func, or_, select
 
 from db.batches import batches
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
     from ranking.rows import ActiveRow
 
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
-FETCH = 50_000  # rows turned into arrays at a time: the peak stays a batch, not the store
 PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
 
 # A listing the ranker reads: active, matched to a SKU
@@ -145,50 +143,21 @@ def load_expired(session: Session, now: datetime) -> list[int]:
 
 
 def load_columns(session: Session) -> PricedColumns:
-    """Every current priced row's score inputs, as arrays (read ``FETCH`` rows at a time)."""
-    stmt = select(
-        PricedRow.listing_id,
-        PricedRow.sku,
-        PricedRow.landed_f,
-        PricedRow.chassis_f,
-        PricedRow.discount,
-        PricedRow.evidence,
-        PricedRow.penalty,
-        PricedRow.checked,
-        PricedRow.software,
-        PricedRow.excluded,
-        PricedRow.auction,
-    ).where(IS_PRICED)
+    """Every priced row's score inputs, as arrays."""
+    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(IS_PRICED)
     codes: dict[str, int] = {}
-    parts: list[np.ndarray[Any, Any]] = []
-    sku_parts: list[np.ndarray[Any, Any]] = []
-    result = session.connection().execute(stmt)
-    for batch in result.partitions(FETCH):
-        found = (codes.setdefault(str(r[1]), len(codes)) for r in batch)
-        sku_parts.append(np.fromiter(found, np.int32, len(batch)))
-        rows = [(r[0], *r[2:]) for r in batch]
-        parts.append(np.array(rows, dtype=np.float64).reshape(len(batch), 10))
-    table = np.concatenate(parts) if parts else np.zeros((0, 10))
-    sku = np.concatenate(sku_parts) if sku_parts else np.zeros(0, np.int32)
-    flag = table[:, 6:10] != 0
-    return PricedColumns(
-        listing_id=table[:, 0].astype(np.int64),
-        sku=sku,
-        skus=tuple(codes),
-        landed=table[:, 1],
-        chassis=table[:, 2],
-        discount=table[:, 3],  # NULL reads as NaN
-        evidence=table[:, 4],
-        penalty=table[:, 5],
-        checked=flag[:, 0],
-        software=flag[:, 1],
-        excluded=flag[:, 2],
-        auction=flag[:, 3],
-    )
+    ids: list[int] = []
+    sku: list[int] = []
+    inputs: list[bytes] = []
+    for listing_id, code, packed in session.connection().execute(stmt):
+        ids.append(listing_id)
+        sku.append(codes.setdefault(str(code), len(codes)))
+        inputs.append(bytes(packed or b""))
+    return PricedColumns.unpack(ids, sku, tuple(codes), b"".join(inputs))
 
 
 def load_exact_landed(session: Session, listing_ids: Iterable[int]) -> dict[int, Decimal]:
-    """The exact ranked price of these listings (``landed_f`` only approximates it)."""
+    """The exact ranked price of these listings (the packed float only approximates it)."""
     found: dict[int, Decimal] = {}
     for chunk in batches(sorted(set(listing_ids)), CHUNK):
         stmt = select(PricedRow.listing_id, PricedRow.landed).where(PricedRow.listing_id.in_(chunk))

@@ -60,6 +60,49 @@ class PricedColumns:
     def __len__(self) -> int:
         return len(self.listing_id)
 
+    @classmethod
+    def unpack(
+        cls, listing_id: Sequence[int], sku: Sequence[int], skus: Sequence[str], inputs: bytes
+    ) -> PricedColumns:
+        """The columns from each listing's id, SKU index and ``pack_inputs`` (concatenated)."""
+        table = np.frombuffer(inputs, dtype=np.float64).reshape(len(listing_id), WIDTH)
+        flag = table[:, 5:] != 0
+        return cls(
+            listing_id=np.asarray(listing_id, dtype=np.int64),
+            sku=np.asarray(sku, dtype=np.int32),
+            skus=tuple(skus),
+            landed=table[:, 0],
+            chassis=table[:, 1],
+            discount=table[:, 2],
+            evidence=table[:, 3],
+            penalty=table[:, 4],
+            checked=flag[:, 0],
+            software=flag[:, 1],
+            excluded=flag[:, 2],
+            auction=flag[:, 3],
+        )
+
+
+WIDTH = 9  # values packed per listing: five numbers, four flags
+
+
+def pack_inputs(
+    *,
+    landed: float,
+    chassis: float,
+    discount: float | None,
+    evidence: float,
+    penalty: float,
+    checked: bool,
+    software: bool,
+    excluded: bool,
+    auction: bool,
+) -> bytes:
+    """One listing's score inputs as bytes (``PricedColumns.unpack`` reads them back)."""
+    values = (landed, chassis, np.nan if discount is None else discount, evidence, penalty)
+    flags = (checked, software, excluded, auction)
+    return np.array([*values, *flags], dtype=np.float64).tobytes()
+
 
 @dataclass(frozen=True, slots=True)
 class Population:

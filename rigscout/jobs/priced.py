@@ -64,7 +64,7 @@ from ranking.rank import (
     shown,
 )
 from ranking.scam import load_scam_rules, new_accounts
-from ranking.shortlist import shortlist
+from ranking.shortlist import pack_inputs, shortlist
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
@@ -275,14 +275,8 @@ def _row(
         "unit_price": None,
         "asking": False,
         "landed": None,
-        "landed_f": None,
-        "chassis_f": None,
-        "discount": None,
-        "evidence": None,
-        "penalty": None,
-        "checked": False,
-        "software": False,
         "excluded": False,
+        "inputs": None,
         "auction": row.buying_format == AUCTION,
     }
     if landing.part_price is not None:
@@ -298,14 +292,18 @@ def _row(
         "unit_price": str(landing.landed.unit_price),
         "asking": asks(row),
         "landed": str(p.landed),
-        "landed_f": float(p.landed),
-        "chassis_f": float(p.chassis),
-        "discount": p.discount,
-        "evidence": p.market.weight if p.market else 0.0,
-        "penalty": p.penalty,
-        "checked": p.check is not None,
-        "software": any(f.code == "software_support" for f in p.flags),
         "excluded": p.excluded,
+        "inputs": pack_inputs(
+            landed=float(p.landed),
+            chassis=float(p.chassis),
+            discount=p.discount,
+            evidence=p.market.weight if p.market else 0.0,
+            penalty=p.penalty,
+            checked=p.check is not None,
+            software=any(f.code == "software_support" for f in p.flags),
+            excluded=p.excluded,
+            auction=auction,
+        ),
     }
     return found
 
