@@ -17,7 +17,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import Float, cast, delete, func, or_, select
 
 from db.batches import batches
 from db.dialect import upsert_insert
@@ -143,17 +143,20 @@ def load_expired(session: Session, now: datetime) -> list[int]:
 
 
 def load_columns(session: Session) -> PricedColumns:
-    """Every priced row's score inputs, as arrays."""
+    """Every priced row's score inputs, as arrays.
+
+    Read as the driver returns them (no type processing) and taken apart column-wise: at a
+    million listings the per-row Python work is what the ranking waits for.
+    """
     stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(IS_PRICED)
-    codes: dict[str, int] = {}
-    ids: list[int] = []
-    sku: list[int] = []
-    inputs: list[bytes] = []
-    for listing_id, code, packed in session.connection().execute(stmt):
-        ids.append(listing_id)
-        sku.append(codes.setdefault(str(code), len(codes)))
-        inputs.append(bytes(packed or b""))
-    return PricedColumns.unpack(ids, sku, tuple(codes), b"".join(inputs))
+    sql = str(stmt.compile(session.get_bind(), compile_kwargs={"literal_binds": True}))
+    rows = session.connection().exec_driver_sql(sql).fetchall()
+    if not rows:
+        return PricedColumns.unpack([], [], (), b"")
+    ids, codes, inputs = zip(*rows, strict=True)
+    skus = tuple(dict.fromkeys(codes))
+    index = {code: i for i, code in enumerate(skus)}
+    return PricedColumns.unpack(ids, list(map(index.__getitem__, codes)), skus, b"".join(inputs))
 
 
 def load_exact_landed(session: Session, listing_ids: Iterable[int]) -> dict[int, Decimal]:
@@ -176,11 +179,20 @@ def load_outcomes(session: Session) -> dict[str, int]:
     return {str(o): int(n) for o, n in session.execute(stmt)}
 
 
-def load_part_prices(session: Session, sku: str | None = None) -> list[tuple[Decimal, int]]:
-    """(landed unit price, listing id) of the for-parts and accessory listings (of ``sku``)."""
-    stmt = select(PricedRow.unit_price, PricedRow.listing_id).where(PricedRow.outcome == "part")
+def load_part_prices(
+    session: Session, count: int, sku: str | None = None
+) -> list[tuple[Decimal, int]]:
+    """(landed unit price, listing id) of the ``count`` cheapest for-parts and accessory
+    listings (of ``sku``), and of any as cheap as the last of them: the database orders them
+    by the price as a float, the caller by the exact price."""
+    parts = PricedRow.outcome == "part"
     if sku is not None:
-        stmt = stmt.where(PricedRow.sku == sku)
+        parts &= PricedRow.sku == sku
+    approx = cast(PricedRow.unit_price, Float)
+    nth = session.scalar(select(approx).where(parts).order_by(approx).offset(count - 1).limit(1))
+    stmt = select(PricedRow.unit_price, PricedRow.listing_id).where(parts)
+    if nth is not None:
+        stmt = stmt.where(approx <= nth + abs(nth) * 1e-9 + 1e-9)
     return [(Decimal(str(p)), int(i)) for p, i in session.execute(stmt)]
 
 

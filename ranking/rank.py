@@ -92,6 +92,9 @@ class RankFilters:
     # Deals further down that this says yes to are explained too (the alert rules' matches:
     # a rule sees every ranked listing, and each alert carries its sentence).
     explain_also: Callable[[Deal], bool] | None = None
+    # False: ``Ranking.kept_out`` left empty (only the report reads it; it costs a lookup of
+    # every kept-out listing's URL on a large store).
+    kept_out: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,11 +384,11 @@ def rank_priced(
             scored = _score(p, value, vpm, by_category.get(p.sku.category, []), profile)
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
-    kept_out = frozenset(s.priced.row.url for s in views[True])
+    kept_out = frozenset(s.priced.row.url for s in views[True]) if filters.kept_out else None
     if population is not None:
         below = skipped.get("below_profile_minimum", 0) + population.below_minimum
         skipped |= {"flagged": population.flagged, "below_profile_minimum": below}
-        kept_out = population.kept_out_urls
+        kept_out = population.kept_out_urls if filters.kept_out else None
     limit, explained = shown(filters)
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
     primary = profile.primary_metric
@@ -412,7 +415,7 @@ def rank_priced(
         parts=parts,
         skipped={k: v for k, v in skipped.items() if v},
         markets=priced.markets,
-        kept_out=kept_out,
+        kept_out=kept_out or frozenset(),
     )
 
 

@@ -397,9 +397,13 @@ def _alert_filters(settings: Settings, plan: RunPlan) -> RankFilters:
         return any(rule_matches(deal, rule, plan.profile) for rule in rules)
 
     if not rules:  # nothing to match: the summary's top is all this run needs
-        return RankFilters(profile=plan.profile, limit=SHOWN)
+        return RankFilters(profile=plan.profile, limit=SHOWN, kept_out=False)
     return RankFilters(
-        profile=plan.profile, limit=EVERY_LISTING, explain_top=SHOWN, explain_also=matched
+        profile=plan.profile,
+        limit=EVERY_LISTING,
+        explain_top=SHOWN,
+        explain_also=matched,
+        kept_out=False,
     )
 
 

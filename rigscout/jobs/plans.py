@@ -98,7 +98,7 @@ def load_offers(
     session: Session, settings: Settings, profile: str, now: datetime, *, skus: Mapping[str, Sku]
 ) -> list[Offer]:
     """Every priced active listing under ``profile`` as an offer (one ranking of them all)."""
-    filters = RankFilters(profile=profile, limit=EVERY_LISTING, explain=False)
+    filters = RankFilters(profile=profile, limit=EVERY_LISTING, explain=False, kept_out=False)
     ranking = load_ranking(session, skus, settings.rank, now=now, filters=filters)
     hosts = [d.listing_id for d in ranking.deals if d.category is not Category.GPU]
     includes = load_includes(session, hosts)

@@ -194,7 +194,7 @@ def rank_refreshed(
     """Each ``filters``' ranking from the (current) priced rows."""
     columns = load_columns(session)
     outcomes = load_outcomes(session)
-    urls = load_kept_out_urls(session)
+    urls = load_kept_out_urls(session) if any(f.kept_out for f in filters) else {}
     profiles = load_profiles()
     rankings = []
     for wanted in filters:
@@ -216,7 +216,7 @@ def rank_refreshed(
         parts = _cheapest_parts(session, wanted.sku, explained, refreshed.pricer)
         population = replace(
             short.population,
-            kept_out_urls=frozenset(urls[i] for i in short.population.kept_out),
+            kept_out_urls=frozenset(urls[i] for i in short.population.kept_out if i in urls),
         )
         priced = PricedRows(tuple(items), tuple(parts), outcomes, refreshed.markets)
         ranking = rank_priced(
@@ -346,6 +346,6 @@ def _cheapest_parts(
     """The ``count`` cheapest for-parts and accessory listings (of ``sku``), with their price."""
     if count <= 0:
         return []
-    cheapest = heapq.nsmallest(count, load_part_prices(session, sku))
+    cheapest = heapq.nsmallest(count, load_part_prices(session, count, sku))
     rows = {row.listing_id: row for row, _, _ in load_rows(session, [i for _, i in cheapest])}
     return [(price, rows[i]) for price, i in cheapest if i in rows]

@@ -90,6 +90,7 @@ def rank(
         max_price=max_price,
         limit=limit,
         buying=buying,
+        kept_out=False,
     )
     with Session(engine) as session:
         ranking = load_ranking(
