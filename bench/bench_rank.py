@@ -89,15 +89,29 @@ def run(
         floor = _time([sys.executable, "-c", "pass"], env, repeat)
         version = _time([cli, "--version"], env, repeat)
         argv = [cli, "--config", str(config), "rank", "--limit", str(LIMIT), "--json"]
-        # The first rank after a run fits the auction model on the watched auctions and keeps
-        # it (rigscout.jobs.deals.load_auction_model); the next ones reuse it.
+        # The first rank after a run fits the auction model on the watched auctions and prices
+        # every listing, keeping both; the next ones reuse them.
         first = _time(argv, env, 1)
         baseline = [sys.executable, "-m", "bench.bench_rank", str(config), NOW.isoformat()]
         timed = _interleaved(
-            {"rank": argv, "pandas": baseline, "fair": [*baseline, "--fair"]}, env, repeat
+            {
+                "rank": argv,
+                "recompute": [*argv, "--recompute"],
+                "pandas": baseline,
+                "fair": [*baseline, "--fair"],
+            },
+            env,
+            repeat,
         )
-        rank, pandas, fair = timed["rank"], timed["pandas"], timed["fair"]
+        rank, recompute, pandas, fair = (timed[k] for k in ("rank", "recompute", "pandas", "fair"))
+        floor_rank = _empty_store_rank(cli, env, repeat, Path(tmp))
+        engine = create_engine(url)
+        changed = _simulate_run(engine, backend)
+        engine.dispose()
+        after = _time(argv, env, 1)
+        after_check = _time([*argv, "--recompute"], env, 1)
     ours = [d["listing_id"] for d in json.loads(rank["stdout"])]
+    full = [d["listing_id"] for d in json.loads(recompute["stdout"])]
     theirs = json.loads(pandas["stdout"])
     return {
         "backend": backend,
@@ -108,8 +122,18 @@ def run(
         "rank_first_s": first["min_s"],
         "python_pass_s": floor["min_s"],
         "version_s": version["min_s"],
+        "empty_store_rank_s": floor_rank["min_s"],
         "rank_s": rank["min_s"],
         "rank_median_s": rank["median_s"],
+        "rank_peak_rss_mb": rank["peak_rss_mb"],
+        "recompute_s": recompute["min_s"],
+        "recompute_peak_rss_mb": recompute["peak_rss_mb"],
+        "kept_speedup": round(recompute["min_s"] / rank["min_s"], 2),
+        "kept_same_top": ours == full,
+        "run_changed_listings": changed,
+        "rank_after_run_s": after["min_s"],
+        "rank_after_run_peak_rss_mb": after["peak_rss_mb"],
+        "after_run_same_top": json.loads(after["stdout"]) == json.loads(after_check["stdout"]),
         "pandas_s": pandas["min_s"],
         "pandas_median_s": pandas["median_s"],
         "speedup": round(pandas["min_s"] / rank["min_s"], 1),
@@ -117,7 +141,6 @@ def run(
         "fair_speedup": round(fair["min_s"] / rank["min_s"], 2),
         "fair_peak_rss_mb": fair["peak_rss_mb"],
         "fair_same_top": json.loads(fair["stdout"]) == ours,
-        "rank_peak_rss_mb": rank["peak_rss_mb"],
         "pandas_peak_rss_mb": pandas["peak_rss_mb"],
         "same_top": ours == theirs,
         "top_agreement": f"{len(set(ours) & set(theirs))}/{len(ours)}",
@@ -222,6 +245,104 @@ def _fill(engine: Any, backend: str, n_listings: int, n_obs: int) -> None:
         raw.commit()
     finally:
         raw.close()
+
+
+def _empty_store_rank(cli: str, env: dict[str, str], repeat: int, tmp: Path) -> dict[str, Any]:
+    """``rigscout rank`` on an empty SQLite store: what every command pays before any work."""
+    url = f"sqlite:///{tmp / 'empty.db'}"
+    engine = create_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    config = tmp / "empty.toml"
+    config.write_text(CONFIG.format(url=url), encoding="utf-8")
+    return _time(
+        [cli, "--config", str(config), "rank", "--limit", str(LIMIT), "--json"], env, repeat
+    )
+
+
+def _simulate_run(engine: Any, backend: str) -> int:
+    """What a daily run leaves: 1 % of the active listings at a new price (a new observation,
+    the listing pointed at it), 0.5 % new listings (copies of others, at their price)."""
+    rng = np.random.default_rng(11)
+    now = datetime.now(UTC)
+    stamp = _stamp(now)
+    with engine.begin() as conn:
+        active = list(
+            conn.execute(
+                text(
+                    "SELECT l.id, o.price, o.shipping, o.currency, o.bids FROM listings l"
+                    " JOIN observations o ON o.id = l.latest_observation_id"
+                    " WHERE l.status = 'active'"
+                )
+            )
+        )
+        picked = rng.choice(len(active), len(active) // 100, replace=False)
+        next_obs = conn.execute(text("SELECT max(id) FROM observations")).scalar_one() + 1
+        observations = [
+            {"id": next_obs + k, "listing": active[i][0], "t": stamp,
+             "price": int(active[i][1] * 0.93), "shipping": active[i][2],
+             "currency": active[i][3], "bids": active[i][4]}
+            for k, i in enumerate(picked)
+        ]  # fmt: skip
+        conn.execute(
+            text(
+                "INSERT INTO observations (id, listing_id, observed_at, price, shipping,"
+                " currency, bids, status) VALUES (:id, :listing, :t, :price, :shipping,"
+                " :currency, :bids, 'active')"
+            ),
+            observations,
+        )
+        conn.execute(
+            text(
+                "UPDATE listings SET latest_observation_id = :id, last_seen = :t, changed_at = :t"
+                " WHERE id = :listing"
+            ),
+            observations,
+        )
+        next_listing = conn.execute(text("SELECT max(id) FROM listings")).scalar_one() + 1
+        copies = rng.choice(len(active), len(active) // 200, replace=False)
+        columns = [c.strip() for c in LISTING_COLS.split(",") if c.strip() != "id"]
+        fresh = {"item_id": ":item", "url": ":url", "first_seen": ":t", "last_seen": ":t"}
+        fresh["changed_at"] = ":t"
+        values = ", ".join(fresh.get(c, c) for c in columns)
+        copy_listing = text(
+            f"INSERT INTO listings (id, {', '.join(columns)}) SELECT :new_id, {values}"
+            " FROM listings WHERE id = :old"
+        )
+        for k, i in enumerate(copies):
+            new_id = next_listing + k
+            item = f"9{new_id:011d}"
+            url = f"https://www.ebay.com/itm/{item}"
+            conn.execute(
+                copy_listing,
+                {"new_id": new_id, "item": item, "url": url, "t": stamp, "old": active[i][0]},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO observations (id, listing_id, observed_at, price, shipping,"
+                    " currency, bids, status) SELECT :obs, :new_id, :t, price, shipping,"
+                    " currency, bids, status FROM observations WHERE id = ("
+                    "SELECT latest_observation_id FROM listings WHERE id = :old)"
+                ),
+                {
+                    "obs": next_obs + len(observations) + k,
+                    "new_id": new_id,
+                    "t": stamp,
+                    "old": active[i][0],
+                },
+            )
+            conn.execute(
+                text("UPDATE listings SET latest_observation_id = :obs WHERE id = :new_id"),
+                {"obs": next_obs + len(observations) + k, "new_id": new_id},
+            )
+    if backend != "sqlite":
+        with engine.connect() as conn:
+            conn.execute(
+                text("SELECT setval('observations_id_seq', (SELECT max(id) FROM observations))")
+            )
+            conn.execute(text("SELECT setval('listings_id_seq', (SELECT max(id) FROM listings))"))
+            conn.commit()
+    return len(observations) + len(copies)
 
 
 def _watched_count(engine: Any) -> int:

@@ -10,7 +10,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.exc import InternalError, OperationalError
-from sqlalchemy.orm import Session
 
 from db.auction_rows import load_watch_fingerprint, load_watched_auctions
 from db.ignores import load_ignores
@@ -30,6 +29,8 @@ from rigscout.jobs.priced import rank_refreshed, refresh_priced
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from datetime import datetime
+
+    from sqlalchemy.orm import Session
 
     from core.settings import RankSettings
     from ranking.auction import AuctionModel
@@ -71,9 +72,10 @@ def load_rankings(
 
     ``sales``: recent sales the caller has loaded already, over at least ``window_days``.
     With ``kept`` the listings' priced rows are kept in the store and only those whose inputs
-    changed are priced again (``rigscout/jobs/priced.py``); without it, or where the store
-    cannot be written (read-only, or locked past the busy timeout), every active listing is
-    priced now and nothing is kept. Both give the same rankings.
+    changed are priced again (``rigscout/jobs/priced.py``), committed in ``session``; without
+    it, in a session already in a transaction, or where the store cannot be written
+    (read-only, or locked past the busy timeout), every active listing is priced now and
+    nothing is kept. Both give the same rankings.
     """
     loaded = list(sales) if sales is not None else None
 
@@ -88,29 +90,34 @@ def load_rankings(
             )
         return loaded
 
+    # Kept rows are written and committed in the caller's session, so only in one with
+    # nothing under way: a session already in a transaction may hold writes this ranking must
+    # see but not commit, and is ranked in full.
+    keep = kept and not session.in_transaction()
     with collector_paused():
         fingerprint = load_watch_fingerprint(session)
         model = load_auction_model(session, settings, now=now, fingerprint=fingerprint)
         ignores = load_ignores(session)
+        unmatched = load_unmatched_count(session)
         rankings = None
-        if kept:
+        if keep:
             try:
-                with Session(session.get_bind()) as own:
-                    refreshed = refresh_priced(
-                        own,
-                        skus,
-                        settings,
-                        now=now,
-                        sales=recent_sales,
-                        model=model,
-                        ignores=ignores,
-                        fingerprint=fingerprint,
-                    )
-                    rankings = rank_refreshed(
-                        own, refreshed, skus, settings, now=now, filters=filters
-                    )
-                    own.commit()  # a session of its own: the caller's is only read
+                refreshed = refresh_priced(
+                    session,
+                    skus,
+                    settings,
+                    now=now,
+                    sales=recent_sales,
+                    model=model,
+                    ignores=ignores,
+                    fingerprint=fingerprint,
+                )
+                rankings = rank_refreshed(
+                    session, refreshed, skus, settings, now=now, filters=filters
+                )
+                session.commit()
             except (OperationalError, InternalError) as exc:
+                session.rollback()
                 log.debug("priced rows not kept (%s): every listing is priced now", exc)
         if rankings is None:
             priced = price_rows(
@@ -126,7 +133,7 @@ def load_rankings(
             rankings = tuple(
                 rank_priced(priced, skus, settings, now=now, filters=f) for f in filters
             )
-        if unmatched := load_unmatched_count(session):
+        if unmatched:
             rankings = tuple(
                 replace(r, skipped={**r.skipped, "unmatched": unmatched}) for r in rankings
             )

@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import csv
 import random
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from sqlalchemy import Engine
 
 from core.models import BuyingFormat, Listing, Normalized
 from core.settings import RankSettings
@@ -163,10 +170,29 @@ class Market:
 def both(
     session: Session, now: datetime, settings: RankSettings = SETTINGS
 ) -> tuple[object, object]:
+    """The rankings from the kept rows (checked to be read), and in full."""
     skus = {s.sku: s for s in load_catalog()}
-    kept = load_rankings(session, skus, settings, now=now, filters=FILTERS)
+    session.commit()  # nothing under way: the kept rows are used and kept
+    with recorded(session.get_bind()) as statements:
+        kept = load_rankings(session, skus, settings, now=now, filters=FILTERS)
+    assert any("priced.inputs" in s for s in statements), "the kept rows were not read"
     full = load_rankings(session, skus, settings, now=now, filters=FILTERS, kept=False)
     return kept, full
+
+
+@contextmanager
+def recorded(engine: Engine) -> Iterator[list[str]]:
+    """The SQL statements run on ``engine`` in the block."""
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
 
 
 def priced_rows(session: Session) -> int:
@@ -211,7 +237,10 @@ def test_a_second_ranking_prices_only_what_changed(engine):
         market.save(session, list(market.active.values()), NOW + timedelta(hours=1))
         session.execute(update(PricedRow).values(landed="marked"))  # mark the kept rows
         session.commit()
-        load_rankings(session, skus, SETTINGS, now=NOW + timedelta(hours=1), filters=FILTERS[:1])
+        with recorded(engine) as statements:
+            later = NOW + timedelta(hours=1)
+            load_rankings(session, skus, SETTINGS, now=later, filters=FILTERS[:1])
+        assert any("priced.inputs" in s for s in statements)  # ranked from the kept rows
         session.expire_all()
         again = {r.listing_id: r for r in session.scalars(select(PricedRow))}
         repriced = [r for r in again.values() if r.landed != "marked"]
@@ -225,17 +254,9 @@ def test_with_nothing_saved_the_markets_are_read_back_not_computed_again(engine)
         market.seed(session, NOW - timedelta(days=1), active=80, sold=60)
         skus = {s.sku: s for s in load_catalog()}
         first = load_rankings(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2])
-        statements: list[str] = []
-
-        def record(conn, cursor, statement, *args) -> None:
-            statements.append(statement)
-
-        event.listen(engine, "before_cursor_execute", record)
-        try:
+        with recorded(engine) as statements:
             later = NOW + timedelta(minutes=20)
             again = load_rankings(session, skus, SETTINGS, now=later, filters=FILTERS[:2])
-        finally:
-            event.remove(engine, "before_cursor_execute", record)
         full = load_rankings(session, skus, SETTINGS, now=later, filters=FILTERS[:2], kept=False)
 
     assert again == full

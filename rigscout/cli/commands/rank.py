@@ -51,6 +51,12 @@ if TYPE_CHECKING:
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON list instead of a table.")
 @click.option("--wide", is_flag=True, help="Whole titles and models, wrapped, instead of cut.")
+@click.option(
+    "--recompute",
+    is_flag=True,
+    help="Price every listing now, without the priced listings the store keeps (same answer, "
+    "slower on a large store).",
+)
 @pass_app
 @handle_errors
 def rank(
@@ -65,6 +71,7 @@ def rank(
     include_flagged: bool,
     as_json: bool,
     wide: bool,
+    recompute: bool,
 ) -> None:
     """Show the top deals among stored listings.
 
@@ -77,7 +84,7 @@ def rank(
     from core.clock import utcnow
     from ranking.rank import RankFilters
     from rigscout.cli.deal_view import deal_json, load_skus, print_deals
-    from rigscout.jobs.deals import load_ranking
+    from rigscout.jobs.deals import load_rankings
 
     settings = app.settings()
     if sku:
@@ -93,8 +100,9 @@ def rank(
         kept_out=False,
     )
     with Session(engine) as session:
-        ranking = load_ranking(
-            session, load_skus(settings.catalog_extra), settings.rank, now=utcnow(), filters=filters
+        skus = load_skus(settings.catalog_extra)
+        (ranking,) = load_rankings(
+            session, skus, settings.rank, now=utcnow(), filters=[filters], kept=not recompute
         )
     flagged = ranking.flagged if include_flagged else ()
     parts = ranking.parts if include_parts else ()

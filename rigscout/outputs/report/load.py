@@ -72,15 +72,9 @@ def load_report_data(
     """
     limit = report.top_per_sku * max(len(skus), 1)
     names = _profiles(rank, report.profiles)
-    # One load of the sales serves the market (its window) and the charts (their days).
-    sales = load_sold_rows(
-        session,
-        now=now,
-        window_days=max(report.history_days, rank.window_days),
-        server_days=rank.pool_window_days,
-    )
     # A profile both shown and planned is ranked once: its first ``limit`` deals explained for
-    # the page, every listing for the planner.
+    # the page, every listing for the planner. Ranked first, on the session's own transaction
+    # (the ranking keeps its priced listings: ``rigscout/jobs/priced.py``).
     planned_only = [name for name in plan_profiles if name not in names]
     filters = [
         RankFilters(name, limit=EVERY_LISTING, explain_top=limit)
@@ -88,7 +82,13 @@ def load_report_data(
         else RankFilters(name, limit=limit)
         for name in names
     ] + [RankFilters(name, limit=EVERY_LISTING, explain=False) for name in planned_only]
-    rankings = load_rankings(session, skus, rank, now=now, filters=filters, sales=sales)
+    rankings = load_rankings(session, skus, rank, now=now, filters=filters)
+    sales = load_sold_rows(
+        session,
+        now=now,
+        window_days=max(report.history_days, rank.window_days),
+        server_days=rank.pool_window_days,
+    )
     by_profile = dict(zip([*names, *planned_only], rankings, strict=True))
     views = tuple(
         _profile_deals(name, by_profile[name], report.top_per_sku, limit) for name in names
