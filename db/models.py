@@ -95,7 +95,7 @@ class ListingRow(Base):
     # status: active | ended | sold | presumed_sold
     status: Mapped[str] = mapped_column(String(16), default="active")
     first_seen: Mapped[datetime] = mapped_column(UtcDateTime())
-    last_seen: Mapped[datetime] = mapped_column(UtcDateTime())
+    last_seen: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
     # normalization (recomputed when the catalog changes)
     sku: Mapped[str | None] = mapped_column(String(64), index=True)
     category: Mapped[str | None] = mapped_column(String(16))
@@ -112,7 +112,7 @@ class ListingRow(Base):
     latest_observation_id: Mapped[int | None] = mapped_column(
         BigInteger().with_variant(Integer, "sqlite")
     )
-    changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
 
     observations: Mapped[list[ObservationRow]] = relationship(
         back_populates="listing", order_by="ObservationRow.observed_at"
@@ -232,10 +232,10 @@ class PricedRow(Base):
     changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
     basis: Mapped[str] = mapped_column(String(64))
     digest: Mapped[str] = mapped_column(String(64))  # "" where no market was read
-    valid_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    valid_until: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
     account: Mapped[str | None] = mapped_column(Text)  # the new-account label it carries
     # "priced", "part" (for parts, an accessory) or why it was left out ("no_price", …)
-    outcome: Mapped[str] = mapped_column(String(24))
+    outcome: Mapped[str] = mapped_column(String(24), index=True)
     sku: Mapped[str | None] = mapped_column(String(64))
     # The exact landed unit price (Decimal text): the asking price a market reads, a part's
     # price; ``landed`` is the price ranked (an auction's predicted end).

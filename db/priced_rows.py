@@ -148,7 +148,11 @@ def load_columns(session: Session) -> PricedColumns:
     Read as the driver returns them (no type processing) and taken apart column-wise: at a
     million listings the per-row Python work is what the ranking waits for.
     """
-    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(IS_PRICED)
+    # "inputs IS NOT NULL" is "priced" (only a priced row packs them), without the outcome's
+    # index: the table is read through, in the order it is stored.
+    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(
+        PricedRow.inputs.is_not(None)
+    )
     sql = str(stmt.compile(session.get_bind(), compile_kwargs={"literal_binds": True}))
     rows = session.connection().exec_driver_sql(sql).fetchall()
     if not rows:

@@ -98,8 +98,8 @@ def load_rankings(
         fingerprint = load_watch_fingerprint(session)
         model = load_auction_model(session, settings, now=now, fingerprint=fingerprint)
         ignores = load_ignores(session)
-        unmatched = load_unmatched_count(session)
         rankings = None
+        unmatched = 0
         if keep:
             try:
                 refreshed = refresh_priced(
@@ -115,6 +115,7 @@ def load_rankings(
                 rankings = rank_refreshed(
                     session, refreshed, skus, settings, now=now, filters=filters
                 )
+                unmatched = refreshed.unmatched
                 session.commit()
             except (OperationalError, InternalError) as exc:
                 session.rollback()
@@ -133,6 +134,7 @@ def load_rankings(
             rankings = tuple(
                 rank_priced(priced, skus, settings, now=now, filters=f) for f in filters
             )
+            unmatched = load_unmatched_count(session)
         if unmatched:
             rankings = tuple(
                 replace(r, skipped={**r.skipped, "unmatched": unmatched}) for r in rankings

@@ -44,7 +44,7 @@ from db.priced_rows import (
     load_stale_rows,
     save_priced,
 )
-from db.rank_rows import load_active_rows
+from db.rank_rows import load_active_rows, load_unmatched_count
 from db.state import load_state, save_state
 from ranking.auction import model_to_json
 from ranking.digest import MarketDigests, pricing_basis
@@ -97,6 +97,7 @@ class Refreshed:
     pricer: Pricer
     markets: Mapping[str, Market]
     priced: int  # listings priced (again) to get there
+    unmatched: int  # active listings no SKU matched
 
 
 def refresh_priced(
@@ -127,13 +128,13 @@ def refresh_priced(
     if kept is not None:
         # Nothing saved since the rows were brought up to date under these markets: only the
         # prices that expire with time (auctions) are out of date.
-        markets, servers, accounts = kept
+        markets, servers, accounts, unmatched = kept
         take(load_rows(session, load_expired(session, now)))
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
         if any(landing.landed is None for _, landing in todo.values()):
             # An auction that has ended no longer counts toward its seller's listings.
             accounts = _settle_accounts(session, todo, settings, take)
-            save_state(session, STATE, _state(key, markets, servers, accounts), now)
+            save_state(session, STATE, _state(key, markets, servers, accounts, unmatched), now)
     else:
         delete_unranked(session)
         take(load_stale_rows(session, basis=basis, now=now))
@@ -151,22 +152,32 @@ def refresh_priced(
                 ids = load_ids_priced_against(session, sku, auction, digest)
                 take(load_rows(session, [i for i in ids if i not in todo]))
         accounts = _settle_accounts(session, todo, settings, take)
-        save_state(session, STATE, _state(key, markets, servers, accounts), now)
+        unmatched = load_unmatched_count(session)
+        save_state(session, STATE, _state(key, markets, servers, accounts, unmatched), now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
     rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
     save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
-    return Refreshed(pricer, markets, len(rows))
+    return Refreshed(pricer, markets, len(rows), unmatched)
 
 
 def _state(
-    key: str, markets: Mapping[str, Market], servers: ServerReferences, accounts: dict[str, str]
+    key: str,
+    markets: Mapping[str, Market],
+    servers: ServerReferences,
+    accounts: dict[str, str],
+    unmatched: int,
 ) -> dict[str, object]:
-    return {"key": key, "markets": markets_to_json(markets, servers), "accounts": accounts}
+    return {
+        "key": key,
+        "markets": markets_to_json(markets, servers),
+        "accounts": accounts,
+        "unmatched": unmatched,
+    }
 
 
 def _kept_state(
     session: Session, key: str, skus: Mapping[str, Sku]
-) -> tuple[dict[str, Market], ServerReferences, dict[str, str]] | None:
+) -> tuple[dict[str, Market], ServerReferences, dict[str, str], int] | None:
     """The markets and new-account sellers kept by the last refresh, if it was made under
     ``key`` (the store as it is, today, the same basis): only a save, a new day or another
     basis changes them. The auctions priced again since read them; they do not change them
@@ -177,9 +188,10 @@ def _kept_state(
     try:
         markets, servers = markets_from_json(cast("dict[str, Any]", kept["markets"]), skus)
         accounts = {str(k): str(v) for k, v in cast("dict[str, Any]", kept["accounts"]).items()}
+        unmatched = int(cast("int", kept["unmatched"]))
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    return markets, servers, accounts
+    return markets, servers, accounts, unmatched
 
 
 def rank_refreshed(

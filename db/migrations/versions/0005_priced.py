@@ -53,9 +53,17 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["listing_id"], ["listings.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("listing_id"),
     )
+    # The store's fingerprint reads the newest sighting and change (max, from an index); a
+    # ranking reads the expired prices and counts the outcomes.
+    op.create_index("ix_listings_last_seen", "listings", ["last_seen"])
+    op.create_index("ix_listings_changed_at", "listings", ["changed_at"])
+    op.create_index("ix_priced_valid_until", "priced", ["valid_until"])
+    op.create_index("ix_priced_outcome", "priced", ["outcome"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_listings_changed_at", table_name="listings")
+    op.drop_index("ix_listings_last_seen", table_name="listings")
     op.drop_table("priced")
     op.drop_column("listings", "changed_at")
     op.drop_column("listings", "latest_observation_id")
