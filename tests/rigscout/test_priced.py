@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from sqlalchemy import event, func, select, update
+from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.orm import Session
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 from core.models import BuyingFormat, Listing, Normalized
 from core.settings import RankSettings
 from db.ignores import save_ignore
+from db.migrate import upgrade
 from db.models import ListingRow, PricedRow
 from db.store import save_listings
 from ranking.catalog import load_catalog
@@ -262,3 +263,19 @@ def test_with_nothing_saved_the_markets_are_read_back_not_computed_again(engine)
     assert again == full
     assert [r.markets for r in again] == [r.markets for r in first]
     assert not [s for s in statements if "sales.sold_date" in s], "the sales were read again"
+
+
+def test_a_store_that_cannot_be_written_is_ranked_in_full(tmp_path):
+    path = tmp_path / "store.db"
+    writable = create_engine(f"sqlite:///{path}")
+    upgrade(writable)
+    with Session(writable) as session:
+        Market(5).seed(session, NOW - timedelta(days=1), active=60, sold=40)
+        skus = {s.sku: s for s in load_catalog()}
+        full = load_rankings(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2], kept=False)
+    writable.dispose()
+    read_only = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    with Session(read_only) as session:
+        ranked = load_rankings(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2])
+        assert session.scalar(select(func.count()).select_from(PricedRow)) == 0  # none kept
+    assert ranked == full
