@@ -7,22 +7,23 @@ command: at a million listings, most of a minute. Here the priced listings are k
 1. prices the listings whose row is out of date: new, a new price or a changed listing, a
    changed basis (rules, settings, FX, catalog, ignores: ``ranking.digest.pricing_basis``), an
    auction whose time bucket has moved (``ranking.rank.priced_until``);
-2. computes the markets from the sales and the asking prices (the kept landed prices of the
-   others, the fresh ones of these), and prices again the listings whose markets moved
-   (``ranking.digest.MarketDigests``) or whose seller's new-account flag changed;
+2. when something was saved since the last ranking (or it is another day, or another basis),
+   computes the markets from the sales and the asking prices (the kept landed prices of the
+   others, the fresh ones of these) and prices again the listings whose markets moved
+   (``ranking.digest.MarketDigests``) or whose seller's new-account flag changed; otherwise it
+   reads the kept markets back, and prices again only the auctions whose price expired;
 3. saves those rows and reads every row's score inputs as arrays; ``ranking.shortlist`` keeps
    the listings that can make each view's top, and those alone are priced again from their
    rows and ranked exactly (``ranking.rank.rank_priced`` with the population's percentiles).
 
 The answer is the one a full recompute gives (``tests/rigscout/test_priced.py`` compares them
-on randomized stores after random edits). Where the store cannot be written (read-only, or
-locked past the busy timeout) the ranking is computed in full, in memory, and says nothing.
+on randomized stores after random edits). The caller (``load_rankings``) ranks in full where
+the store cannot be written or its session is already in a transaction.
 """
 
 from __future__ import annotations
 
 import heapq
-import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -85,7 +86,6 @@ if TYPE_CHECKING:
     from ranking.server_market import ServerReferences
     from ranking.shortlist import PricedColumns
 
-log = logging.getLogger(__name__)
 STATE = "priced"  # the ``state`` row of the last refresh: its key, markets and accounts
 MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
 
@@ -225,7 +225,7 @@ def rank_refreshed(
             over_max_price=over,
         )
         items = _price_again(session, refreshed.pricer, {*short.deals, *short.flagged})
-        parts = _cheapest_parts(session, wanted.sku, explained, refreshed.pricer)
+        parts = _cheapest_parts(session, wanted.sku, explained)
         population = replace(
             short.population,
             kept_out_urls=frozenset(urls[i] for i in short.population.kept_out if i in urls),
@@ -353,7 +353,7 @@ def _price_again(session: Session, pricer: Pricer, listing_ids: set[int]) -> lis
 
 
 def _cheapest_parts(
-    session: Session, sku: str | None, count: int, pricer: Pricer
+    session: Session, sku: str | None, count: int
 ) -> list[tuple[Decimal, ActiveRow]]:
     """The ``count`` cheapest for-parts and accessory listings (of ``sku``), with their price."""
     if count <= 0:
