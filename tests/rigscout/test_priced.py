@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 from core.models import BuyingFormat, Listing, Normalized
 from core.settings import RankSettings
+from db.engine import open_engine
 from db.ignores import save_ignore
 from db.migrate import upgrade
 from db.models import ListingRow, PricedRow
@@ -37,7 +38,11 @@ from db.store import save_listings
 from ranking.catalog import load_catalog
 from ranking.normalize import default_normalizer
 from ranking.rank import RankFilters
+from rigscout.cli.deal_view import load_skus
+from rigscout.config.load import load_settings
 from rigscout.jobs.deals import load_rankings
+from tests.rigscout.helpers import write_config
+from tests.rigscout.test_demo_shortlist import AS_OF, demo_top_15
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "listings.tsv"
 NOW = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
@@ -279,3 +284,24 @@ def test_a_store_that_cannot_be_written_is_ranked_in_full(tmp_path):
         ranked = load_rankings(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2])
         assert session.scalar(select(func.count()).select_from(PricedRow)) == 0  # none kept
     assert ranked == full
+
+
+def test_on_the_demo_the_kept_ranking_is_the_full_ranking(tmp_path):
+    demo_top_15(tmp_path)  # the demo pages replayed (the run kept its priced listings)
+    settings = load_settings(write_config(tmp_path, f"sqlite:///{tmp_path / 'demo.db'}"), {})
+    engine = open_engine(settings.database_url)
+    skus = load_skus()
+    every_profile = [
+        RankFilters(profile=name, limit=100_000, explain_top=40)
+        for name in ("llm-inference", "training", "capacity")
+    ]
+    filters = [*every_profile, RankFilters(category="server", limit=20)]
+    with Session(engine) as session:
+        for when in (AS_OF, AS_OF + timedelta(hours=3), AS_OF + timedelta(days=1)):
+            kept = load_rankings(session, skus, settings.rank, now=when, filters=filters)
+            full = load_rankings(
+                session, skus, settings.rank, now=when, filters=filters, kept=False
+            )
+            session.commit()
+            assert kept == full, when
+    engine.dispose()
