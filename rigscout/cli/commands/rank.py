@@ -120,9 +120,8 @@ def rank(
         print_deals(app.console, flagged, title=title, wide=wide)
     if parts:
         print_deals(app.console, parts, title="Parts and accessories (never deals)", wide=wide)
-    skipped = ", ".join(
-        f"{n} {reason.replace('_', ' ')}" for reason, n in ranking.skipped.items() if n
-    )
+    most_first = sorted(ranking.skipped.items(), key=lambda item: (-item[1], item[0]))
+    skipped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in most_first if n)
     if skipped:
         click.echo(f"Not ranked: {skipped}.")
 
