@@ -23,6 +23,7 @@ from core.models import Category
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+    from pathlib import Path
 
     from core.settings import RankSettings
     from ranking.catalog import Sku
@@ -34,12 +35,22 @@ if TYPE_CHECKING:
 RULE_PACKAGES = ("ranking", "core")
 
 
-def pricing_basis(settings: RankSettings, skus: Mapping[str, Sku], ignores: Ignores | None) -> str:
-    """The digest of what every listing's price reads besides the listing and the markets."""
+def pricing_basis(
+    settings: RankSettings,
+    skus: Mapping[str, Sku],
+    ignores: Ignores | None,
+    *,
+    code: Iterable[Path] = (),
+) -> str:
+    """The digest of what every listing's price reads besides the listing and the markets.
+    ``code``: further source files that shape a kept price (the caller's own)."""
     ignored = (
         (sorted(ignores.items), sorted(ignores.sellers), sorted(ignores.words)) if ignores else ()
     )
-    return _digest(rules_digest(), repr(settings), repr(sorted(skus.items())), repr(ignored))
+    callers = [hashlib.sha256(path.read_bytes()).hexdigest() for path in code]
+    return _digest(
+        rules_digest(), *callers, repr(settings), repr(sorted(skus.items())), repr(ignored)
+    )
 
 
 def rules_digest() -> str:

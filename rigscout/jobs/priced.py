@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from db import priced_rows, rank_rows
 from db.priced_rows import (
     delete_unranked,
     load_asking,
@@ -86,6 +88,9 @@ if TYPE_CHECKING:
     from ranking.server_market import ServerReferences
     from ranking.shortlist import PricedColumns
 
+# What a kept row is made by, besides the rules (``ranking``, ``core``): a change to these
+# prices everything again.
+CODE = (Path(__file__), Path(priced_rows.__file__ or ""), Path(rank_rows.__file__ or ""))
 STATE = "priced"  # the ``state`` row of the last refresh: its key, markets and accounts
 MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
 
@@ -116,7 +121,7 @@ def refresh_priced(
     ``sales``: loads the recent sales, called only when the markets must be computed again;
     ``fingerprint``: changes whenever a save could change them (``load_watch_fingerprint``).
     """
-    basis = pricing_basis(settings, skus, ignores)
+    basis = pricing_basis(settings, skus, ignores, code=CODE)
     todo: dict[int, tuple[Stale, Landing]] = {}
 
     def take(found: Iterable[Stale]) -> None:
@@ -293,13 +298,16 @@ def _row(
     }
     if landing.part_price is not None:
         found["unit_price"] = str(landing.part_price)
+    if landing.outcome in ("priced", "no_fx_rate"):
+        # Time moves a running auction's price to the next bucket, and ends it: an unpriced
+        # one too (it is then counted as ended, not as missing a rate).
+        found["valid_until"] = priced_until(row, pricer.now)
     if landing.landed is None:
         return found
     p = pricer.price(row, landing.landed)
     auction = row.buying_format == AUCTION
     found |= {
         "digest": digests.of(str(row.sku), auction=auction, includes=bool(row.includes)),
-        "valid_until": priced_until(row, pricer.now),
         "account": pricer.accounts.get(row.seller or ""),
         "unit_price": str(landing.landed.unit_price),
         "asking": asks(row),

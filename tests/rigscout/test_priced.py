@@ -87,7 +87,7 @@ class Market:
         auction = not sold and rng.random() < 0.3
         low_feedback = rng.random() < 0.15
         seller = f"new_{rng.randrange(3)}" if low_feedback else f"seller_{rng.randrange(40)}"
-        currency = rng.choice(("USD", "USD", "USD", "EUR", "GBP"))
+        currency = rng.choice(("USD", "USD", "USD", "EUR", "GBP", "JPY"))  # JPY: no rate
         item = Listing(
             item_id=item_id,
             title=title,
