@@ -91,7 +91,8 @@ if TYPE_CHECKING:
 # What a kept row is made by, besides the rules (``ranking``, ``core``): a change to these
 # prices everything again.
 CODE = (Path(__file__), Path(priced_rows.__file__ or ""), Path(rank_rows.__file__ or ""))
-STATE = "priced"  # the ``state`` row of the last refresh: its key, markets and accounts
+STATE = "priced"  # the ``state`` row of the last refresh: its key, markets, unmatched count
+ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with time alone)
 MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
 
 
@@ -136,10 +137,10 @@ def refresh_priced(
         markets, servers, accounts, unmatched = kept
         take(load_rows(session, load_expired(session, now)))
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
-        if any(landing.landed is None for _, landing in todo.values()):
-            # An auction that has ended no longer counts toward its seller's listings.
+        if any(_ended_under(row, landing, settings) for (row, _, _), landing in todo.values()):
+            # An ended auction no longer counts toward its new-account seller's listings.
             accounts = _settle_accounts(session, todo, settings, take)
-            save_state(session, STATE, _state(key, markets, servers, accounts, unmatched), now)
+            save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     else:
         delete_unranked(session)
         take(load_stale_rows(session, basis=basis, now=now))
@@ -158,26 +159,26 @@ def refresh_priced(
                 take(load_rows(session, [i for i in ids if i not in todo]))
         accounts = _settle_accounts(session, todo, settings, take)
         unmatched = load_unmatched_count(session)
-        save_state(session, STATE, _state(key, markets, servers, accounts, unmatched), now)
+        state = {"key": key, "markets": markets_to_json(markets, servers), "unmatched": unmatched}
+        save_state(session, STATE, state, now)
+        save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
     rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
     save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
     return Refreshed(pricer, markets, len(rows), unmatched)
 
 
-def _state(
-    key: str,
-    markets: Mapping[str, Market],
-    servers: ServerReferences,
-    accounts: dict[str, str],
-    unmatched: int,
-) -> dict[str, object]:
-    return {
-        "key": key,
-        "markets": markets_to_json(markets, servers),
-        "accounts": accounts,
-        "unmatched": unmatched,
-    }
+def _ended_under(row: ActiveRow, landing: Landing, settings: RankSettings) -> bool:
+    """Whether this listing, priced again, has left the priced listings (an auction that
+    ended) while its seller was under ``min_seller_feedback``: the only sellers the
+    new-account pattern counts (``ranking.scam.new_accounts``)."""
+    feedback = row.seller_feedback
+    return (
+        landing.landed is None
+        and bool(row.seller)
+        and feedback is not None
+        and feedback < settings.min_seller_feedback
+    )
 
 
 def _kept_state(
@@ -187,16 +188,16 @@ def _kept_state(
     ``key`` (the store as it is, today, the same basis): only a save, a new day or another
     basis changes them. The auctions priced again since read them; they do not change them
     (an auction's price is not an asking price, and its landed price stays the same)."""
-    kept = load_state(session, STATE)
-    if kept is None or kept.get("key") != key:
+    kept, accounts = load_state(session, STATE), load_state(session, ACCOUNTS)
+    if kept is None or accounts is None or key != kept.get("key") or key != accounts.get("key"):
         return None
     try:
         markets, servers = markets_from_json(cast("dict[str, Any]", kept["markets"]), skus)
-        accounts = {str(k): str(v) for k, v in cast("dict[str, Any]", kept["accounts"]).items()}
+        sellers = cast("dict[str, Any]", accounts["accounts"])
         unmatched = int(cast("int", kept["unmatched"]))
+        return markets, servers, {str(k): str(v) for k, v in sellers.items()}, unmatched
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    return markets, servers, accounts, unmatched
 
 
 def rank_refreshed(

@@ -37,7 +37,7 @@ from db.models import ListingRow, PricedRow
 from db.store import save_listings
 from ranking.catalog import load_catalog
 from ranking.normalize import default_normalizer
-from ranking.rank import RankFilters
+from ranking.rank import RankFilters, Ranking
 from rigscout.cli.deal_view import load_skus
 from rigscout.config.load import load_settings
 from rigscout.jobs.deals import load_rankings
@@ -305,3 +305,54 @@ def test_on_the_demo_the_kept_ranking_is_the_full_ranking(tmp_path):
             session.commit()
             assert kept == full, when
     engine.dispose()
+
+
+def test_a_new_accounts_flag_goes_when_one_of_its_auctions_ends_with_nothing_saved(engine):
+    # A seller with 3 feedback and 10 listings worth over $10,000: flagged, until the one
+    # auction among them ends; nothing is saved in between, so only time changes the flag.
+    norm = default_normalizer().normalize("NVIDIA Tesla V100 SXM2 32GB GPU Accelerator")
+    base = Listing(
+        item_id="",
+        title="NVIDIA Tesla V100 SXM2 32GB GPU Accelerator",
+        url="",
+        price=Decimal("1200.00"),
+        currency="USD",
+        buying_format=BuyingFormat.BUY_IT_NOW,
+        shipping=Decimal(0),
+        seller="fresh_seller",
+        seller_feedback=3,
+        seller_positive_pct=Decimal(100),
+        location="United States",
+    )
+    items = [
+        replace(base, item_id=f"77{i:04d}", url=f"https://www.ebay.com/itm/77{i:04d}")
+        for i in range(10)
+    ]
+    items[0] = replace(
+        items[0], buying_format=BuyingFormat.AUCTION, bids=3, end_time=NOW + timedelta(minutes=30)
+    )
+    skus = {s.sku: s for s in load_catalog()}
+    filters = [RankFilters(limit=50, explain_top=50), RankFilters(limit=100_000, explain=False)]
+    with Session(engine) as session:
+        save_listings(session, [(i, norm) for i in items], search="s", run_id=None, now=NOW)
+        session.commit()
+
+        def ranked(when: datetime) -> tuple[Ranking, ...]:
+            kept = load_rankings(session, skus, SETTINGS, now=when, filters=filters)
+            full = load_rankings(session, skus, SETTINGS, now=when, filters=filters, kept=False)
+            session.commit()
+            assert kept == full
+            return kept
+
+        def flagged(rankings: tuple[Ranking, ...]) -> set[str]:
+            views = [*rankings[0].deals, *rankings[0].flagged]
+            return {
+                d.item_id for d in views if any(f.code == "new_account_pattern" for f in d.flags)
+            }
+
+        before = ranked(NOW)
+        after = ranked(NOW + timedelta(hours=1))
+
+    assert flagged(before) == {i.item_id for i in items}
+    assert flagged(after) == set()
+    assert after[0].skipped["auction_ended"] == 1
