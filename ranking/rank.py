@@ -241,7 +241,8 @@ class Landing:
 def land_row(
     row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings, now: datetime
 ) -> Landing:
-    """The first step of pricing a listing, which reads nothing but the listing and settings."""
+    """The first step of pricing a listing: it reads only the listing, the catalog, the
+    settings and the time (an auction past its end), not the markets."""
     reason = _skip_reason(row, skus, now)
     if reason == "parts":
         part = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, settings)
