@@ -37,6 +37,7 @@ from ranking.plan_fit import (
 )
 from ranking.profiles import load_profiles
 from ranking.server_config import load_parts
+from ranking.shortlist import PlannerView
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -228,6 +229,21 @@ def plan_rigs(
     ]
     shown = select_plans(plans, target.limit)
     return explain_plans(shown, more=len(plans) > len(shown))
+
+
+def planner_view(
+    skus: Mapping[str, Sku],
+    rules: PlanRules,
+    parts: PartPrices,
+    workstations: Iterable[Workstation] = (),
+) -> PlannerView:
+    """What a ranking needs to return only what a plan can buy (``RankFilters.planner``): the
+    most GPUs a host takes (the catalog's hosts, ``plan.toml``'s workstation and
+    ``workstations``), what one heatsink costs and the modules one may be bought for."""
+    slots = [w.gpu_slots for w in (rules.workstation, *workstations)]
+    slots += [s.gpu_slots for s in skus.values() if s.category is not Category.GPU and s.gpu_slots]
+    modules = tuple(sorted(s.sku for s in skus.values() if s.needs_host))  # SXM: a heatsink each
+    return PlannerView(max(slots), float(parts.heatsink()[0]), modules)
 
 
 PlanKey = tuple[str, str, bool]

@@ -9,6 +9,7 @@ What the host listing already includes adds nothing. Pure: offers and prices in,
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -16,9 +17,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from core.models import Included
     from ranking.plan_fit import Host
     from ranking.server_config import PartsTable
 
+from core.models import ServerConfig
 from ranking.server_config import HEATSINK, POWER_SHELF
 
 ZERO = Decimal(0)
@@ -99,6 +102,18 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
             BomLine(f"{gb} GB RAM", gb, platform.ram(gb), "estimate", note=platform.source)
         )
     return tuple(lines)
+
+
+def host_class(includes: Sequence[Included], config: ServerConfig | None) -> int:
+    """A number shared only by server listings the planner tells apart by price alone: the same
+    GPUs included, the same heatsinks (``Host.heatsinks``) and the same bill of materials (what
+    ``host_bom`` reads: CPUs, RAM, the power shelf). Of listings alike in SKU, lot, format and
+    class, only the cheapest can make a plan (``ranking.shortlist.plannable``). 48 bits, so a
+    float64 column holds it exactly."""
+    c = config or ServerConfig()
+    gpus = sorted((i.sku, i.quantity) for i in includes)
+    key = repr((gpus, c.heatsinks, bool(c.cpus), bool(c.ram_gb), c.power_shelf))
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
 
 
 def needs_heatsink(host: Host, module: str) -> bool:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ranking.profiles import Profile, Profiles
     from ranking.rows import ActiveRow, SoldRow
     from ranking.server_market import Reference
-    from ranking.shortlist import Population
+    from ranking.shortlist import PlannerView, Population
     from ranking.value import SkuValue
 
 BUYING = ("all", "buy_it_now", "auction")
@@ -95,6 +95,10 @@ class RankFilters:
     # False: ``Ranking.kept_out`` left empty (only the report reads it; it costs a lookup of
     # every kept-out listing's URL on a large store).
     kept_out: bool = True
+    # The rig planner's view: past the first ``explain_top`` deals it needs only the listings a
+    # plan can buy, and a ranking from kept rows returns those alone (``ranking.shortlist``);
+    # a full ranking returns every listing, and the plans are the same.
+    planner: PlannerView | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ priced listing: ``db/priced_rows.py`` reads them from the ``priced`` table) and 
   listings a flag kept out): every listing within ``MARGIN`` of the last place, so that the
   exact pass (``ranking.rank.rank_priced`` on these listings priced again, with the score
   rounded as ``score_deal`` rounds it, ties broken by price and listing id) orders them as a
-  ranking of every listing would;
+  ranking of every listing would; for the rig planner's view (``RankFilters.planner``), the
+  first ``explain_top`` so, then every listing a plan can buy (``plannable``);
 - the population that exact pass needs: each category's sorted values per dollar (the
   percentiles), the counts of listings below the profile's minimum and kept out by a flag, and
   which listings a flag kept out.
@@ -19,7 +20,7 @@ The score is ``ranking.score.combine``, the same expression ``score_deal`` uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +57,8 @@ class PricedColumns:
     software: NDArray[np.bool_]
     excluded: NDArray[np.bool_]
     auction: NDArray[np.bool_]
+    units: NDArray[np.int64]  # the listing's lot size
+    host: NDArray[np.int64]  # what a server comes with (``ranking.plan_bom.host_class``)
 
     def __len__(self) -> int:
         return len(self.listing_id)
@@ -66,7 +69,7 @@ class PricedColumns:
     ) -> PricedColumns:
         """The columns from each listing's id, SKU index and ``pack_inputs`` (concatenated)."""
         table = np.frombuffer(inputs, dtype=np.float64).reshape(len(listing_id), WIDTH)
-        flag = table[:, 5:] != 0
+        flag = table[:, 5:9] != 0
         return cls(
             listing_id=np.asarray(listing_id, dtype=np.int64),
             sku=np.asarray(sku, dtype=np.int32),
@@ -80,10 +83,12 @@ class PricedColumns:
             software=flag[:, 1],
             excluded=flag[:, 2],
             auction=flag[:, 3],
+            units=table[:, 9].astype(np.int64),
+            host=table[:, 10].astype(np.int64),
         )
 
 
-WIDTH = 9  # values packed per listing: five numbers, four flags
+WIDTH = 11  # values packed per listing: five numbers, four flags, the lot size, the host class
 
 
 def pack_inputs(
@@ -97,11 +102,93 @@ def pack_inputs(
     software: bool,
     excluded: bool,
     auction: bool,
+    units: int,
+    host: int,
 ) -> bytes:
     """One listing's score inputs as bytes (``PricedColumns.unpack`` reads them back)."""
     values = (landed, chassis, np.nan if discount is None else discount, evidence, penalty)
     flags = (checked, software, excluded, auction)
-    return np.array([*values, *flags], dtype=np.float64).tobytes()
+    return np.array([*values, *flags, units, host], dtype=np.float64).tobytes()
+
+
+@dataclass(frozen=True, slots=True)
+class PlannerView:
+    """A ranking read by the rig planner: past the first ``RankFilters.explain_top`` deals, only
+    the listings a plan could buy (``plannable``). The bounds are what the planner may add to a
+    listing's price (``ranking.plan.planner_view`` computes them)."""
+
+    slots: int  # the most GPUs a host takes
+    heatsink: float  # what a module's heatsink adds to its unit price
+    modules: tuple[str, ...]  # the GPU SKUs a heatsink may be bought for
+
+
+# Decimal prices compared as floats: a cent more is kept, so rounding never drops a listing.
+CENT = 0.01
+
+
+def plannable(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    among: NDArray[np.bool_],
+    view: PlannerView,
+) -> NDArray[np.bool_]:
+    """Which of ``among`` a rig plan or the report's price check can pick; the others never can.
+
+    - GPUs: the planner buys only the cheapest ``slots // lot size`` listings of each SKU, lot
+      size and format (``ranking.plan_cheapest``), after adding a heatsink where one is needed.
+      A listing dearer than that many others (a module: by more than a heatsink) never does.
+    - Hosts: of the listings alike in SKU, lot, format and class (``plan_bom.host_class``: the
+      GPUs, heatsinks and bill of materials), a plan takes the cheapest (``candidate_hosts``).
+    - Each SKU's cheapest fixed-price listing not to check before buying: the report's best
+      price of the day (``rigscout/outputs/report/changes.py``).
+    """
+    n = len(columns)
+    keep = np.zeros(n, dtype=bool)
+    if not n or not among.any():
+        return keep
+    codes = columns.skus
+    gpu = np.array([c in skus and skus[c].category is Category.GPU for c in codes])[columns.sku]
+    landed = columns.landed
+    # GPUs: the "slots // units"-th cheapest of each group, plus a heatsink for a module
+    per_lot = np.where(columns.units > 0, view.slots // np.maximum(columns.units, 1), 0)
+    group = among & gpu & (per_lot > 0)
+    bound = _nth_cheapest(landed, per_lot, group, (columns.sku, columns.units, columns.auction))
+    module = np.array([c in view.modules for c in codes])[columns.sku]
+    keep |= group & (landed <= bound + np.where(module, view.heatsink, 0.0) + CENT)
+    # hosts: the cheapest of each group (its bill of materials is the same)
+    group = among & ~gpu
+    ones = np.ones(n, dtype=np.int64)
+    key = (columns.sku, columns.units, columns.auction, columns.host)
+    keep |= group & (landed <= _nth_cheapest(landed, ones, group, key) + CENT)
+    # the day's best trusted fixed price per SKU
+    group = among & ~columns.auction & ~columns.checked
+    keep |= group & (landed <= _nth_cheapest(landed, ones, group, (columns.sku,)) + CENT)
+    return keep
+
+
+def _nth_cheapest(
+    landed: NDArray[np.float64],
+    nth: NDArray[np.int64],
+    among: NDArray[np.bool_],
+    key: tuple[NDArray[Any], ...],
+) -> NDArray[np.float64]:
+    """For each listing of ``among``, the ``nth``-cheapest price among those sharing its ``key``
+    (infinity where the group has fewer); NaN for the others."""
+    bound = np.full(len(landed), np.nan)
+    rows = np.flatnonzero(among)
+    if not len(rows):
+        return bound
+    keys = np.stack([np.asarray(k)[rows].astype(np.int64) for k in key], axis=1)
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    order = np.lexsort((landed[rows], group))  # by group (0, 1, ...), then cheapest first
+    starts = np.searchsorted(group[order], np.arange(group.max() + 1))
+    sizes = np.diff(np.r_[starts, len(order)])
+    wanted = np.maximum(nth[rows][order][starts], 1)  # every member of a group shares its nth
+    cheapest = landed[rows][order]
+    at = np.where(wanted <= sizes, cheapest[np.minimum(starts + wanted, len(order)) - 1], np.inf)
+    bound[rows] = at[group]
+    return bound
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +261,15 @@ def shortlist(
         flagged=int(kept_out.sum()),
         kept_out=tuple(columns.listing_id[kept_out].tolist()),
     )
+    shown = wanted & ~columns.excluded
+    if filters.planner is None:
+        deals = _best(columns.listing_id, score, shown, limit)
+    else:  # the first ``explain_top`` by score, then only what a plan can buy
+        top = _best(columns.listing_id, score, shown, min(limit, filters.explain_top or 0))
+        can = columns.listing_id[plannable(columns, skus, shown, filters.planner)]
+        deals = tuple(sorted({*top, *can.tolist()}))
     return Shortlist(
-        deals=_best(columns.listing_id, score, wanted & ~columns.excluded, limit),
+        deals=deals,
         flagged=_best(columns.listing_id, score, kept_out, flagged),
         population=population,
     )

@@ -13,14 +13,14 @@ from core.models import BuyingFormat, Category, Included
 from db.rank_rows import load_active_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
 from ranking.landed import landed_with_freight
-from ranking.plan import Offer, plan_rigs
+from ranking.plan import Offer, plan_rigs, planner_view
 from ranking.plan_bom import PartOffer, PartPrices
 from ranking.plan_rules import load_plan_rules
 from ranking.rank import RankFilters
 from ranking.server_config import load_parts
 from ranking.server_market import part_markets
 from rigscout.jobs.bulk import collector_paused
-from rigscout.jobs.deals import load_ranking
+from rigscout.jobs.deals import load_rankings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from core.models import Deal
+    from core.settings import RankSettings
     from ranking.catalog import Sku
     from ranking.plan import Plan, Target
+    from ranking.shortlist import PlannerView
     from rigscout.config.load import Settings
 
 EVERY_LISTING = 10**9  # the planner needs every priced listing, not the top 50
@@ -46,24 +48,24 @@ def load_plans(
 ) -> list[Plan]:
     """The best rigs for ``target`` from the stored active listings, best first."""
     skus = skus if skus is not None else {s.sku: s for s in load_catalog()}
+    rules = load_plan_rules()
     with collector_paused():
-        offers = load_offers(session, settings, target.profile, now, skus=skus)
+        under_way = session.in_transaction()
+        parts = load_bom_prices(session, settings.rank, now)
+        if not under_way:
+            session.commit()  # the read ended, so the ranking may keep its priced rows
+        workstations = [target.workstation] if target.workstation else []
+        view = planner_view(skus, rules, parts, workstations)
+        offers = load_offers(session, settings.rank, target.profile, now, skus=skus, planner=view)
         return plan_rigs(
-            offers,
-            skus,
-            load_plan_rules(),
-            target,
-            currency=settings.rank.currency,
-            now=now,
-            parts=load_part_prices(session, settings, now),
+            offers, skus, rules, target, currency=settings.rank.currency, now=now, parts=parts
         )
 
 
-def load_part_prices(session: Session, settings: Settings, now: datetime) -> PartPrices:
+def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> PartPrices:
     """What a rig's bill of materials is priced with: today's fixed-price listings of each
     part (landed, a parcel's freight where shipping is unknown), the parts' sold medians, and
     the estimates of ``parts.toml``."""
-    rank = settings.rank
     offers: dict[str, list[PartOffer]] = {}
     for row in load_active_parts(session):
         if row.buying_format == BuyingFormat.AUCTION.value or row.quantity <= 0 or row.price <= 0:
@@ -95,14 +97,30 @@ def load_part_prices(session: Session, settings: Settings, now: datetime) -> Par
 
 
 def load_offers(
-    session: Session, settings: Settings, profile: str, now: datetime, *, skus: Mapping[str, Sku]
+    session: Session,
+    rank: RankSettings,
+    profile: str,
+    now: datetime,
+    *,
+    skus: Mapping[str, Sku],
+    planner: PlannerView | None = None,
+    kept: bool = True,
 ) -> list[Offer]:
-    """Every priced active listing under ``profile`` as an offer (one ranking of them all)."""
-    filters = RankFilters(profile=profile, limit=EVERY_LISTING, explain=False, kept_out=False)
-    ranking = load_ranking(session, skus, settings.rank, now=now, filters=filters)
-    hosts = [d.listing_id for d in ranking.deals if d.category is not Category.GPU]
-    includes = load_includes(session, hosts)
-    return [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ranking.deals]
+    """The priced active listings under ``profile`` as offers: every one, or with ``planner``
+    those a plan can buy (the same plans, from far fewer listings priced again)."""
+    filters = RankFilters(
+        profile=profile, limit=EVERY_LISTING, explain=False, kept_out=False, planner=planner
+    )
+    (ranking,) = load_rankings(session, skus, rank, now=now, filters=[filters], kept=kept)
+    return offers_from_deals(session, ranking.deals)
+
+
+def offers_from_deals(session: Session, deals: Sequence[Deal]) -> list[Offer]:
+    """The ranker's deals as offers, each server's included GPUs read from the store."""
+    includes = load_includes(
+        session, [d.listing_id for d in deals if d.category is not Category.GPU]
+    )
+    return [offer_from_deal(d, includes.get(d.listing_id, ())) for d in deals]
 
 
 def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:

@@ -52,6 +52,7 @@ from db.state import load_state, save_state
 from ranking.auction import model_to_json
 from ranking.digest import MarketDigests, pricing_basis
 from ranking.market_json import markets_from_json, markets_to_json
+from ranking.plan_bom import host_class
 from ranking.profiles import load_profiles
 from ranking.rank import (
     AUCTION,
@@ -324,6 +325,8 @@ def _row(
             software=any(f.code == "software_support" for f in p.flags),
             excluded=p.excluded,
             auction=auction,
+            units=row.quantity,
+            host=host_class(row.includes, row.config),
         ),
     }
     return found

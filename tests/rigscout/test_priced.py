@@ -37,10 +37,13 @@ from db.models import ListingRow, PricedRow
 from db.store import save_listings
 from ranking.catalog import load_catalog
 from ranking.normalize import default_normalizer
+from ranking.plan import Offer, Plan, Target, plan_rigs, planner_view
+from ranking.plan_rules import load_plan_rules
 from ranking.rank import RankFilters, Ranking
 from rigscout.cli.deal_view import load_skus
 from rigscout.config.load import load_settings
 from rigscout.jobs.deals import load_rankings
+from rigscout.jobs.plans import load_bom_prices, load_offers
 from tests.rigscout.helpers import write_config
 from tests.rigscout.test_demo_shortlist import AS_OF, demo_top_15
 
@@ -186,6 +189,33 @@ def both(
     return kept, full
 
 
+PLAN_TARGETS = (
+    Target(vram_gb=64, limit=12),
+    Target(vram_gb=96, profile="training", max_auctions=1, limit=12),
+    Target(vram_gb=48, form_factor="pcie", budget=Decimal(2500)),
+)
+
+
+def plans_both(session: Session, now: datetime) -> tuple[object, object]:
+    """The plans from the kept rows' planner view (checked to be read), and from every listing."""
+    skus = {s.sku: s for s in load_catalog()}
+    rules = load_plan_rules()
+    session.commit()
+    parts = load_bom_prices(session, SETTINGS, now)
+    session.commit()
+    view = planner_view(skus, rules, parts)
+    with recorded(session.get_bind()) as statements:
+        kept = load_offers(session, SETTINGS, "llm-inference", now, skus=skus, planner=view)
+    assert any("priced.inputs" in s for s in statements), "the kept rows were not read"
+    every = load_offers(session, SETTINGS, "llm-inference", now, skus=skus, kept=False)
+    assert len(kept) <= len(every)
+
+    def plans(offers: list[Offer]) -> list[Plan]:
+        return [p for t in PLAN_TARGETS for p in plan_rigs(offers, skus, rules, t, parts=parts)]
+
+    return plans(kept), plans(every)
+
+
 @contextmanager
 def recorded(engine: Engine) -> Iterator[list[str]]:
     """The SQL statements run on ``engine`` in the block."""
@@ -222,6 +252,8 @@ def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
             now += timedelta(minutes=market.rng.randrange(1, 90))  # no edit: kept markets
             kept, full = both(session, now)
             assert kept == full, f"{step}: later, with nothing saved"
+            kept_plans, every_plans = plans_both(session, now)
+            assert kept_plans == every_plans != [], f"{step}: the plans"
         settings = replace(SETTINGS, fx_rates={**SETTINGS.fx_rates, "EUR": Decimal("1.15")})
         kept, full = both(session, now, settings)
         assert kept == full, "after the FX rates changed"

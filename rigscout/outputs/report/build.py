@@ -16,9 +16,10 @@ from sqlalchemy.orm import Session
 
 from core.errors import ConfigError
 from rigscout.jobs.bulk import collector_paused
+from rigscout.jobs.plans import load_bom_prices
 from rigscout.outputs.report.load import history_start, load_asking_days, load_report_data
 from rigscout.outputs.report.page import render_report
-from rigscout.outputs.report.rigs import load_report_rigs, report_targets
+from rigscout.outputs.report.rigs import load_report_rigs, report_planner, report_targets
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -56,6 +57,11 @@ def write_report(
         # on two cores they overlap, which saves about a quarter of the build on 1M observations.
         with ThreadPoolExecutor(max_workers=1) as pool:
             asking = pool.submit(_load_asking, engine, settings, since)
+            parts = planner = None
+            if plans is None:  # the rigs' parts, and the bounds of what a plan can buy
+                with Session(engine) as session:
+                    parts = load_bom_prices(session, settings.rank, now)
+                planner = report_planner(settings, skus, parts)
             with Session(engine) as session:
                 data = load_report_data(
                     session,
@@ -64,15 +70,18 @@ def write_report(
                     settings.report,
                     now=now,
                     asking=asking.result,
-                    plan_profiles=_plan_profiles(settings) if plans is None else (),
+                    plan_profiles=_plan_profiles(settings) if parts is not None else (),
+                    planner=planner,
                 )
-                if plans is None:
+                if parts is not None:
                     on_step("planning the rigs")
-                    plans = load_report_rigs(session, settings, skus, data.plan_deals, now=now)
+                    plans = load_report_rigs(
+                        session, settings, skus, data.plan_deals, now=now, parts=parts
+                    )
         on_step("drawing the page")
         html = render_report(
             data,
-            plans=plans,
+            plans=plans or (),
             top_per_sku=settings.report.top_per_sku,
             min_sales=settings.rank.min_sales,
         )

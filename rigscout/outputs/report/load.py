@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ranking.catalog import Sku
     from ranking.rank import Ranking
     from ranking.rows import AskingRow, SoldRow
+    from ranking.shortlist import PlannerView
     from rigscout.outputs.report.settings import ReportSettings
 
 RARE_MAX_ACTIVE = 3  # a SKU with at most this many active listings is rare
@@ -61,11 +62,13 @@ def load_report_data(
     now: datetime,
     asking: Callable[[], tuple[AskingDay, ...]] | None = None,
     plan_profiles: Sequence[str] = (),
+    planner: PlannerView | None = None,
 ) -> ReportData:
     """Everything the report shows, as of ``now``.
 
-    ``plan_profiles``: profiles whose every priced listing the rig planner needs
-    (``ReportData.plan_deals``), ranked from the same loaded and priced rows.
+    ``plan_profiles``: profiles whose listings the rig planner needs
+    (``ReportData.plan_deals``), ranked from the same loaded and priced rows: every one, or
+    with ``planner`` those a plan can buy (``RankFilters.planner``).
 
     ``asking`` returns the daily asking ranges since ``history_start`` (default: loaded in
     ``session``); the caller may load them in parallel, as ``build.write_report`` does.
@@ -77,11 +80,14 @@ def load_report_data(
     # (the ranking keeps its priced listings: ``rigscout/jobs/priced.py``).
     planned_only = [name for name in plan_profiles if name not in names]
     filters = [
-        RankFilters(name, limit=EVERY_LISTING, explain_top=limit)
+        RankFilters(name, limit=EVERY_LISTING, explain_top=limit, planner=planner)
         if name in plan_profiles
         else RankFilters(name, limit=limit)
         for name in names
-    ] + [RankFilters(name, limit=EVERY_LISTING, explain=False) for name in planned_only]
+    ] + [
+        RankFilters(name, limit=EVERY_LISTING, explain=False, planner=planner)
+        for name in planned_only
+    ]
     rankings = load_rankings(session, skus, rank, now=now, filters=filters)
     sales = load_sold_rows(
         session,

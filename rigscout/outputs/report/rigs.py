@@ -11,14 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.models import Category
-from db.rank_rows import load_includes
-from ranking.plan import Target, plan_rigs
+from ranking.plan import Target, plan_rigs, planner_view
 from ranking.plan_explain import summary
 from ranking.plan_render import render_bom_line, render_part_label, render_plan_figures
 from ranking.plan_rules import load_plan_rules
 from rigscout.jobs.plan_alerts import saved_plan_target
-from rigscout.jobs.plans import load_part_prices, offer_from_deal
+from rigscout.jobs.plans import offers_from_deals
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -32,6 +30,7 @@ if TYPE_CHECKING:
     from ranking.plan import Offer, Plan
     from ranking.plan_bom import PartPrices
     from ranking.plan_rules import PlanRules
+    from ranking.shortlist import PlannerView
     from rigscout.config.load import Settings
 
 DEFAULT_TARGETS = (64.0, 96.0)  # GB of VRAM, when rigscout.toml has no [[plan]]
@@ -69,6 +68,14 @@ def _saved_label(name: str, vram_gb: float) -> str:
     return f"{name}: {vram_gb:g} GB"
 
 
+def report_planner(settings: Settings, skus: Mapping[str, Sku], parts: PartPrices) -> PlannerView:
+    """What the report's rankings keep for the planner (``RankFilters.planner``), for every
+    target's workstation."""
+    targets = report_targets(settings)
+    workstations = [t.workstation for _, t in targets if t.workstation is not None]
+    return planner_view(skus, load_plan_rules(), parts, workstations)
+
+
 def load_report_rigs(
     session: Session,
     settings: Settings,
@@ -76,20 +83,16 @@ def load_report_rigs(
     deals: Mapping[str, Sequence[Deal]],
     *,
     now: datetime,
+    parts: PartPrices,
 ) -> tuple[ReportRig, ...]:
     """Each target's best rig (targets with none are left out).
 
-    ``deals``: every priced listing by profile, as the report loaded them
+    ``deals``: the listings a plan can buy by profile, as the report loaded them
     (``ReportData.plan_deals``); only the servers' included GPUs are read here.
+    ``parts``: the bill of materials' prices (``load_bom_prices``).
     """
     rules = load_plan_rules()
-    hosts = [d.listing_id for ds in deals.values() for d in ds if d.category is not Category.GPU]
-    includes = load_includes(session, hosts)
-    offers = {
-        profile: [offer_from_deal(d, includes.get(d.listing_id, ())) for d in ds]
-        for profile, ds in deals.items()
-    }
-    parts = load_part_prices(session, settings, now)
+    offers = {profile: offers_from_deals(session, ds) for profile, ds in deals.items()}
     rigs = []
     for label, target in report_targets(settings):
         plans = _plan(offers.get(target.profile, []), skus, rules, target, settings, now, parts)
