@@ -120,6 +120,7 @@ class PlannerView:
     slots: int  # the most GPUs a host takes
     heatsink: float  # what a module's heatsink adds to its unit price
     modules: tuple[str, ...]  # the GPU SKUs a heatsink may be bought for
+    rare: int = 0  # every listing of a SKU with at most this many (the report's rare hardware)
 
 
 # Decimal prices compared as floats: a cent more is kept, so rounding never drops a listing.
@@ -141,6 +142,8 @@ def plannable(
       GPUs, heatsinks and bill of materials), a plan takes the cheapest (``candidate_hosts``).
     - Each SKU's cheapest fixed-price listing not to check before buying: the report's best
       price of the day (``rigscout/outputs/report/changes.py``).
+    - Every listing of a SKU with at most ``view.rare`` priced: the report's new listings of
+      rare hardware, shown with their ranked price.
     """
     n = len(columns)
     keep = np.zeros(n, dtype=bool)
@@ -163,6 +166,8 @@ def plannable(
     # the day's best trusted fixed price per SKU
     group = among & ~columns.auction & ~columns.checked
     keep |= group & (landed <= _nth_cheapest(landed, ones, group, (columns.sku,)) + CENT)
+    # rare hardware
+    keep |= among & (np.bincount(columns.sku, minlength=len(codes))[columns.sku] <= view.rare)
     return keep
 
 

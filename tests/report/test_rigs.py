@@ -4,16 +4,29 @@ listing link and the landed total; a `[[plan]]` in the config replaces the defau
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
+from sqlalchemy.orm import Session
 
+from db.engine import open_engine
+from rigscout.cli.deal_view import load_skus
 from rigscout.cli.main import cli
+from rigscout.config.load import load_settings
+from rigscout.jobs.plans import load_bom_prices
+from rigscout.outputs.report.changes import score_best_prices
+from rigscout.outputs.report.load import load_report_data
+from rigscout.outputs.report.rigs import load_report_rigs, report_planner
 from tests.rigscout.helpers import DEMO, write_config
+from tests.rigscout.test_demo_shortlist import AS_OF, demo_top_15
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from ranking.shortlist import PlannerView
+    from rigscout.outputs.report.records import ReportData
 
 SXM2_NODE = """
 [[plan]]
@@ -85,3 +98,46 @@ def test_a_saved_plan_replaces_the_default_targets(tmp_path):
         Decimal(re.findall(r"\$([\d,.]+)", label)[0].replace(",", "")) for _, label in links
     )
     assert parts == Decimal("1562.09")
+
+
+def test_the_report_ranks_only_what_its_rigs_can_buy_and_shows_the_same_page(tmp_path):
+    """The report's rankings for the planner keep only the listings a plan can buy (its
+    ``planner`` view); its rigs, deals, best prices and rare hardware are what ranking every
+    listing gives."""
+    demo_top_15(tmp_path)  # the demo replayed into a store
+    settings = load_settings(write_config(tmp_path, f"sqlite:///{tmp_path / 'demo.db'}"), {})
+    # One deal per SKU shown, and "training" planned without being shown.
+    report = replace(settings.report, top_per_sku=1, profiles=("llm-inference",))
+    settings = replace(settings, report=report)
+    engine = open_engine(settings.database_url)
+    skus = load_skus()
+    profiles = ["llm-inference", "training"]
+    with Session(engine) as session:
+        parts = load_bom_prices(session, settings.rank, AS_OF)
+
+    def load(planner: PlannerView | None) -> tuple[ReportData, object, object]:
+        with Session(engine) as session:
+            data = load_report_data(
+                session,
+                skus,
+                settings.rank,
+                settings.report,
+                now=AS_OF,
+                plan_profiles=profiles,
+                planner=planner,
+            )
+            rigs = load_report_rigs(
+                session, settings, skus, data.plan_deals, now=AS_OF, parts=parts
+            )
+        best = score_best_prices([d for deals in data.plan_deals.values() for d in deals])
+        return data, rigs, best
+
+    few, few_rigs, few_best = load(report_planner(settings, skus, parts))
+    every, every_rigs, every_best = load(None)
+    engine.dispose()
+
+    assert few_rigs == every_rigs != ()
+    assert few_best == every_best
+    assert replace(few, plan_deals={}) == replace(every, plan_deals={})
+    for profile in profiles:
+        assert len(few.plan_deals[profile]) < len(every.plan_deals[profile])

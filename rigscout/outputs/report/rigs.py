@@ -17,6 +17,7 @@ from ranking.plan_render import render_bom_line, render_part_label, render_plan_
 from ranking.plan_rules import load_plan_rules
 from rigscout.jobs.plan_alerts import saved_plan_target
 from rigscout.jobs.plans import offers_from_deals
+from rigscout.outputs.report.load import RARE_MAX_ACTIVE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -70,10 +71,11 @@ def _saved_label(name: str, vram_gb: float) -> str:
 
 def report_planner(settings: Settings, skus: Mapping[str, Sku], parts: PartPrices) -> PlannerView:
     """What the report's rankings keep for the planner (``RankFilters.planner``), for every
-    target's workstation."""
+    target's workstation, and every listing of rare hardware (shown with its ranked price)."""
     targets = report_targets(settings)
     workstations = [t.workstation for _, t in targets if t.workstation is not None]
-    return planner_view(skus, load_plan_rules(), parts, workstations)
+    view = planner_view(skus, load_plan_rules(), parts, workstations)
+    return replace(view, rare=RARE_MAX_ACTIVE)
 
 
 def load_report_rigs(
