@@ -113,6 +113,9 @@ class ListingRow(Base):
         BigInteger().with_variant(Integer, "sqlite")
     )
     changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
+    # When a field that places its prices in the report's history last changed (SKU, category,
+    # kind, lot size, where it ships from): the kept ``asking_days`` are then computed again.
+    history_changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
 
     observations: Mapped[list[ObservationRow]] = relationship(
         back_populates="listing", order_by="ObservationRow.observed_at"
@@ -247,6 +250,18 @@ class PricedRow(Base):
     # What the score reads, packed (``ranking.shortlist.pack_inputs``): a ranking fetches
     # three values per listing, not eleven. The exact score is computed again for the shortlist.
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
+
+
+class AskingDayRow(Base):
+    """One SKU's landed asking range on one day that has ended, as the report's price history
+    shows it (``rigscout/outputs/report/asking.py``: valid while its ``state`` row holds)."""
+
+    __tablename__ = "asking_days"
+
+    sku: Mapped[str] = mapped_column(String(64), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    low: Mapped[str] = mapped_column(Text)  # Decimal text, the user's currency
+    high: Mapped[str] = mapped_column(Text)
 
 
 class SearchLeaseRow(Base):

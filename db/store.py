@@ -44,6 +44,9 @@ _NORMALIZED_COLUMNS = (
     "part",
 )
 _OBSERVED_COLUMNS = ("price", "price_max", "shipping", "currency", "bids", "status")
+# What places a listing's prices in the report's history (``db.history.load_asking_rows``
+# groups by them): a change stamps ``history_changed_at``.
+_HISTORY_COLUMNS = ("sku", "category", "kind", "quantity", "location")
 _REPLACED_COLUMNS = ("title", "url", "buying_format", "currency", "status", "last_seen")
 # A page that omits these (sold pages show no seller) must not erase what another page showed.
 _KEPT_COLUMNS = (
@@ -251,7 +254,13 @@ def _upsert_listings(
         index_elements=["marketplace", "item_id"],
         set_=updated
         | {"search": func.coalesce(LISTINGS.c.search, new.search)}
-        | {"changed_at": case((_changed(updated), new.changed_at), else_=LISTINGS.c.changed_at)},
+        | {"changed_at": case((_changed(updated), new.changed_at), else_=LISTINGS.c.changed_at)}
+        | {
+            "history_changed_at": case(
+                (_changed({k: updated[k] for k in _HISTORY_COLUMNS}), new.changed_at),
+                else_=LISTINGS.c.history_changed_at,
+            )
+        },
     ).returning(LISTINGS.c.id, LISTINGS.c.marketplace, LISTINGS.c.item_id)
     # Rows are written in key order so two workers saving overlapping batches on PostgreSQL
     # lock them in the same order and cannot deadlock.

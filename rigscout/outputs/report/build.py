@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session
 from core.errors import ConfigError
 from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.plans import load_bom_prices
-from rigscout.outputs.report.load import history_start, load_asking_days, load_report_data
+from rigscout.outputs.report.asking import load_asking_days
+from rigscout.outputs.report.load import history_start, load_report_data
 from rigscout.outputs.report.page import render_report
 from rigscout.outputs.report.rigs import load_report_rigs, report_planner, report_targets
 
@@ -56,7 +57,7 @@ def write_report(
         # The price-history scan is SQL (it runs outside the GIL) and the rankings are Python:
         # on two cores they overlap, which saves about a quarter of the build on 1M observations.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            asking = pool.submit(_load_asking, engine, settings, since)
+            asking = pool.submit(_load_asking, engine, settings, since, now)
             parts = planner = None
             if plans is None:  # the rigs' parts, and the bounds of what a plan can buy
                 with Session(engine) as session:
@@ -93,9 +94,11 @@ def _plan_profiles(settings: Settings) -> list[str]:
     return sorted({target.profile for _, target in report_targets(settings)})
 
 
-def _load_asking(engine: Engine, settings: Settings, since: date) -> tuple[AskingDay, ...]:
+def _load_asking(
+    engine: Engine, settings: Settings, since: date, now: datetime
+) -> tuple[AskingDay, ...]:
     with Session(engine) as session:
-        return load_asking_days(session, settings.rank, since=since)
+        return load_asking_days(session, settings.rank, since=since, now=now)
 
 
 def save_page(out_dir: Path, html: str) -> Path:

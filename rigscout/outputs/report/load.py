@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from alerts.outbox import parse_snapshot
 from core.errors import AlertError
-from db.history import load_asking_rows
 from db.rank_rows import load_sold_rows
 from db.report_rows import load_listing_news, load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
-from ranking.landed import landed_unit_price, landed_with_freight
+from ranking.landed import landed_unit_price
 from ranking.market import sale_weight
 from ranking.profiles import load_profiles
 from ranking.rank import RankFilters
 from rigscout.jobs.deals import load_rankings
 from rigscout.jobs.plans import EVERY_LISTING
+from rigscout.outputs.report.asking import load_asking_days
 from rigscout.outputs.report.records import (
-    AskingDay,
     NewListing,
     ProfileDeals,
     ReportData,
@@ -34,7 +32,7 @@ from rigscout.outputs.report.records import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from sqlalchemy.orm import Session
 
@@ -42,8 +40,9 @@ if TYPE_CHECKING:
     from core.settings import RankSettings
     from ranking.catalog import Sku
     from ranking.rank import Ranking
-    from ranking.rows import AskingRow, SoldRow
+    from ranking.rows import SoldRow
     from ranking.shortlist import PlannerView
+    from rigscout.outputs.report.records import AskingDay
     from rigscout.outputs.report.settings import ReportSettings
 
 RARE_MAX_ACTIVE = 3  # a SKU with at most this many active listings is rare
@@ -113,7 +112,7 @@ def load_report_data(
         markets=markets,
         skus=skus,
         sold=score_sold_points(sales, rank, since=since),
-        asking=asking() if asking else load_asking_days(session, rank, since=since),
+        asking=asking() if asking else load_asking_days(session, rank, since=since, now=now),
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
         new_rare=tuple(
@@ -172,38 +171,6 @@ def score_sold_points(
             weight = sale_weight(best_offer_accepted=row.best_offer_accepted, source=row.source)
             points.append(SoldPoint(row.sku, row.sold_date, landed.unit_price, weight))
     return tuple(sorted(points, key=lambda p: (p.sku, p.day)))
-
-
-def load_asking_days(session: Session, rank: RankSettings, *, since: date) -> tuple[AskingDay, ...]:
-    """Per SKU and day, the lowest and highest landed asking price observed."""
-    return score_asking_days(load_asking_rows(session, since=since), rank)
-
-
-def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[AskingDay, ...]:
-    """Per SKU and day, the range of landed unit asking prices (``ranking.landed``'s rule, the
-    same as each deal's); rows in a currency without a rate are left out."""
-    ranges: dict[tuple[str, date], tuple[Decimal, Decimal]] = {}
-    for row in rows:
-        shipping = Decimal(0) if row.shipping_known else None
-        ends = [
-            landed_with_freight(
-                total,
-                shipping,
-                row.quantity,
-                row.currency,
-                row.category,
-                rank,
-                marketplace=row.marketplace,
-                location=row.location,
-            )
-            for total in (row.low, row.high)
-        ]
-        if ends[0] is None or ends[1] is None:
-            continue
-        key = (row.sku, row.day)
-        low, high = ranges.get(key, (ends[0].unit_price, ends[1].unit_price))
-        ranges[key] = (min(low, ends[0].unit_price), max(high, ends[1].unit_price))
-    return tuple(AskingDay(s, d, lo, hi) for (s, d), (lo, hi) in sorted(ranges.items()))
 
 
 def load_sent_alerts(session: Session, limit: int = ALERTS_SHOWN) -> tuple[SentAlert, ...]:
