@@ -17,7 +17,6 @@ from db.engine import SQLITE_BUSY_TIMEOUT_MS
 from db.models import KeyValueRow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from datetime import datetime
 
     from sqlalchemy import Engine
@@ -54,12 +53,6 @@ def save_state_unless_busy(
     up at once (False) rather than wait out the busy timeout, and a store that refuses the write
     (a read-only file) is False too.
     """
-    return write_unless_busy(engine, lambda session: save_state(session, key, value, now))
-
-
-def write_unless_busy(engine: Engine, write: Callable[[Session], None]) -> bool:
-    """Run ``write`` in a transaction of its own and commit, unless that means waiting for a
-    lock (False at once), or the store refuses the write (False): for what is only a cache."""
     sqlite = engine.dialect.name == "sqlite"
     try:
         with engine.connect() as conn:
@@ -70,7 +63,7 @@ def write_unless_busy(engine: Engine, write: Callable[[Session], None]) -> bool:
                 with Session(bind=conn) as session, session.begin():
                     if not sqlite:
                         session.execute(text("SET LOCAL lock_timeout = '100ms'"))
-                    write(session)
+                    save_state(session, key, value, now)
             finally:
                 if sqlite:
                     conn.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")

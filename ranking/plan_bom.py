@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from core.models import Included
     from ranking.plan_fit import Host
@@ -114,6 +114,14 @@ def host_class(includes: Sequence[Included], config: ServerConfig | None) -> int
     gpus = sorted((i.sku, i.quantity) for i in includes)
     key = repr((gpus, c.heatsinks, bool(c.cpus), bool(c.ram_gb), c.power_shelf))
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
+
+
+def module_heatsink(title: str, flags: Iterable[str]) -> str:
+    """What a module's listing says of its heatsink: "no" (the ranker flagged it sold without:
+    ``flags`` are its flag codes), "yes" (named in the title), else "unknown"."""
+    if "no_heatsink" in flags:
+        return "no"
+    return "yes" if "heatsink" in title.lower().replace("heat sink", "heatsink") else "unknown"
 
 
 def needs_heatsink(host: Host, module: str) -> bool:

@@ -58,7 +58,9 @@ class PricedColumns:
     excluded: NDArray[np.bool_]
     auction: NDArray[np.bool_]
     units: NDArray[np.int64]  # the listing's lot size
-    host: NDArray[np.int64]  # what a server comes with (``ranking.plan_bom.host_class``)
+    # What the planner tells apart besides price: a server's ``ranking.plan_bom.host_class``,
+    # a GPU's 1 where its listing comes with a heatsink (``module_heatsink``), else 0.
+    kind: NDArray[np.int64]
 
     def __len__(self) -> int:
         return len(self.listing_id)
@@ -84,11 +86,11 @@ class PricedColumns:
             excluded=flag[:, 2],
             auction=flag[:, 3],
             units=table[:, 9].astype(np.int64),
-            host=table[:, 10].astype(np.int64),
+            kind=table[:, 10].astype(np.int64),
         )
 
 
-WIDTH = 11  # values packed per listing: five numbers, four flags, the lot size, the host class
+WIDTH = 11  # values packed per listing: five numbers, four flags, the lot size, the kind
 
 
 def pack_inputs(
@@ -103,12 +105,12 @@ def pack_inputs(
     excluded: bool,
     auction: bool,
     units: int,
-    host: int,
+    kind: int,
 ) -> bytes:
     """One listing's score inputs as bytes (``PricedColumns.unpack`` reads them back)."""
     values = (landed, chassis, np.nan if discount is None else discount, evidence, penalty)
     flags = (checked, software, excluded, auction)
-    return np.array([*values, *flags, units, host], dtype=np.float64).tobytes()
+    return np.array([*values, *flags, units, kind], dtype=np.float64).tobytes()
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +138,8 @@ def plannable(
     """Which of ``among`` a rig plan or the report's price check can pick; the others never can.
 
     - GPUs: the planner buys only the cheapest ``slots // lot size`` listings of each SKU, lot
-      size and format (``ranking.plan_cheapest``), after adding a heatsink where one is needed.
-      A listing dearer than that many others (a module: by more than a heatsink) never does.
+      size and format (``ranking.plan_cheapest``), after adding a heatsink to each module not
+      sold with one where the host needs them: those cheapest both ways are kept.
     - Hosts: of the listings alike in SKU, lot, format and class (``plan_bom.host_class``: the
       GPUs, heatsinks and bill of materials), a plan takes the cheapest (``candidate_hosts``).
     - Each SKU's cheapest fixed-price listing not to check before buying: the report's best
@@ -152,16 +154,18 @@ def plannable(
     codes = columns.skus
     gpu = np.array([c in skus and skus[c].category is Category.GPU for c in codes])[columns.sku]
     landed = columns.landed
-    # GPUs: the "slots // units"-th cheapest of each group, plus a heatsink for a module
+    # GPUs: the "slots // units" cheapest of each group, as a host that needs no heatsink
+    # bought sees them, and as one that does (a module not sold with one costs one more)
     per_lot = np.where(columns.units > 0, view.slots // np.maximum(columns.units, 1), 0)
     group = among & gpu & (per_lot > 0)
-    bound = _nth_cheapest(landed, per_lot, group, (columns.sku, columns.units, columns.auction))
+    lots: tuple[NDArray[Any], ...] = (columns.sku, columns.units, columns.auction)
     module = np.array([c in view.modules for c in codes])[columns.sku]
-    keep |= group & (landed <= bound + np.where(module, view.heatsink, 0.0) + CENT)
+    for price in (landed, landed + np.where(module & (columns.kind != 1), view.heatsink, 0.0)):
+        keep |= group & (price <= _nth_cheapest(price, per_lot, group, lots) + CENT)
     # hosts: the cheapest of each group (its bill of materials is the same)
     group = among & ~gpu
     ones = np.ones(n, dtype=np.int64)
-    key = (columns.sku, columns.units, columns.auction, columns.host)
+    key = (columns.sku, columns.units, columns.auction, columns.kind)
     keep |= group & (landed <= _nth_cheapest(landed, ones, group, key) + CENT)
     # the day's best trusted fixed price per SKU
     group = among & ~columns.auction & ~columns.checked

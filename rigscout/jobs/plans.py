@@ -14,7 +14,7 @@ from db.rank_rows import load_active_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
 from ranking.landed import landed_with_freight
 from ranking.plan import Offer, plan_rigs, planner_view
-from ranking.plan_bom import PartOffer, PartPrices
+from ranking.plan_bom import PartOffer, PartPrices, module_heatsink
 from ranking.plan_rules import load_plan_rules
 from ranking.rank import RankFilters
 from ranking.server_config import load_parts
@@ -140,13 +140,5 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         notes=tuple(f.label for f in deal.flags if f.severity == "warn"),
         marketplace=deal.marketplace,
         config=deal.config,
-        heatsink=_heatsink(deal),
+        heatsink=module_heatsink(deal.title, (f.code for f in deal.flags)),
     )
-
-
-def _heatsink(deal: Deal) -> str:
-    """What a module's listing says of its heatsink: "no" (flagged sold without), "yes"
-    (named in the title), else "unknown"."""
-    if any(f.code == "no_heatsink" for f in deal.flags):
-        return "no"
-    return "yes" if "heatsink" in deal.title.lower().replace("heat sink", "heatsink") else "unknown"

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from core.models import Category
 from db import priced_rows, rank_rows
 from db.priced_rows import (
     delete_unranked,
@@ -52,7 +53,7 @@ from db.state import load_state, save_state
 from ranking.auction import model_to_json
 from ranking.digest import MarketDigests, pricing_basis
 from ranking.market_json import markets_from_json, markets_to_json
-from ranking.plan_bom import host_class
+from ranking.plan_bom import host_class, module_heatsink
 from ranking.profiles import load_profiles
 from ranking.rank import (
     AUCTION,
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
+    from core.models import Flag
     from core.settings import RankSettings
     from db.priced_rows import Stale
     from ranking.auction import AuctionModel
@@ -94,7 +96,9 @@ if TYPE_CHECKING:
 CODE = (Path(__file__), Path(priced_rows.__file__ or ""), Path(rank_rows.__file__ or ""))
 STATE = "priced"  # the ``state`` row of the last refresh: its key, markets, unmatched count
 ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with time alone)
-MANY = 5_000  # listings read by id lists up to this many, else in one pass over the store
+# Listings are read by id lists, or in one pass over the store where they are more than this
+# share of the priced ones (a caller asking for every listing).
+MOST = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +235,8 @@ def rank_refreshed(
             flagged=explained,
             over_max_price=over,
         )
-        items = _price_again(session, refreshed.pricer, {*short.deals, *short.flagged})
+        wanted_ids = {*short.deals, *short.flagged}
+        items = _price_again(session, refreshed.pricer, wanted_ids, every=len(columns))
         parts = _cheapest_parts(session, wanted.sku, explained)
         population = replace(
             short.population,
@@ -326,10 +331,17 @@ def _row(
             excluded=p.excluded,
             auction=auction,
             units=row.quantity,
-            host=host_class(row.includes, row.config),
+            kind=_kind(row, pricer.skus, p.flags),
         ),
     }
     return found
+
+
+def _kind(row: ActiveRow, skus: Mapping[str, Sku], flags: Iterable[Flag]) -> int:
+    """What the planner tells apart besides price (``PricedColumns.kind``)."""
+    if skus[str(row.sku)].category is Category.GPU:
+        return int(module_heatsink(row.title, (f.code for f in flags)) == "yes")
+    return host_class(row.includes, row.config)
 
 
 def _over_max_price(
@@ -349,10 +361,12 @@ def _over_max_price(
     return over
 
 
-def _price_again(session: Session, pricer: Pricer, listing_ids: set[int]) -> list[_Priced]:
+def _price_again(
+    session: Session, pricer: Pricer, listing_ids: set[int], *, every: int
+) -> list[_Priced]:
     """These listings priced again from their rows (the shortlist's: few, unless a caller asks
-    for every listing, as the planner does: then they are read in one query)."""
-    if len(listing_ids) > MANY:
+    for most of the ``every`` priced listings: then they are read in one pass)."""
+    if len(listing_ids) > MOST * every:
         rows = [row for row in load_active_rows(session) if row.listing_id in listing_ids]
     else:
         rows = [row for row, _, _ in load_rows(session, listing_ids)]

@@ -114,10 +114,7 @@ def columns_of(offers: list[Offer]) -> PricedColumns:
         excluded=np.zeros(n, dtype=bool),
         auction=np.array([o.auction for o in offers]),
         units=np.array([o.units for o in offers], dtype=np.int64),
-        host=np.array(
-            [host_class(o.includes, o.config) for o in offers],
-            dtype=np.int64,
-        ),
+        kind=np.array([kind_of(o) for o in offers], dtype=np.int64),
     )
 
 
@@ -126,6 +123,13 @@ def gpu(listing_id: int, sku: str, price: int, units: int = 1, **kw: object) -> 
     return Offer(
         listing_id, n, f"https://www.ebay.com/itm/{n}", sku, sku, units, Decimal(price), **kw
     )  # type: ignore[arg-type]
+
+
+def kind_of(offer: Offer) -> int:
+    """``PricedColumns.kind`` as the ranking packs it."""
+    if SKUS[offer.sku].category is Category.GPU:
+        return int(offer.heatsink == "yes")
+    return host_class(offer.includes, offer.config)
 
 
 def kept_for(offers: list[Offer], target: Target | None = None) -> list[Offer]:

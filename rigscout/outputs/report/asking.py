@@ -11,29 +11,33 @@ history window (most of a report's time on a large store). The kept days hold wh
   offline replay's is, cannot tell and is not kept);
 - no sighting dated before the sealed day was saved after them (an offline replay, a backfill).
 
-Otherwise every day is computed again and kept anew. Keeping never waits for a lock: a busy or
-read-only store only costs the next report the full computation. Either way the answer is the
+Otherwise every day is computed again and kept anew. A store that refuses the write (read-only)
+only costs the next report the full computation. Either way the answer is the
 one the full computation gives (``tests/report/test_asking_band.py``).
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from db import asking_days, history
 from db.asking_days import (
     KEY,
+    KeptDay,
     load_backdated,
     load_history_marks,
     load_kept_days,
     save_kept_days,
 )
 from db.history import load_asking_rows
-from db.state import load_state, write_unless_busy
+from db.state import load_state
 from ranking.digest import pricing_basis
 from ranking.landed import landed_with_freight
 from rigscout.outputs.report.records import AskingDay
@@ -41,10 +45,12 @@ from rigscout.outputs.report.records import AskingDay
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from sqlalchemy.orm import Session
+    from sqlalchemy import Engine
 
     from core.settings import RankSettings
     from ranking.rows import AskingRow
+
+log = logging.getLogger(__name__)
 
 # What a kept day is computed by, besides the ranking rules (``ranking``, ``core``).
 CODE = (Path(__file__), Path(asking_days.__file__ or ""), Path(history.__file__ or ""))
@@ -76,9 +82,21 @@ def load_asking_days(
             "settled": moved is None or now > moved,
         }
         rows = [(d.sku, d.day, d.low, d.high) for d in ended]
-        save = partial(save_kept_days, days=rows, state=state, now=now, replace=sealed is None)
-        write_unless_busy(session.get_bind().engine, save)
+        _keep(session.get_bind().engine, rows, state, now, replace=sealed is None)
     return tuple(sorted([*kept, *fresh], key=lambda d: (d.sku, d.day)))
+
+
+def _keep(
+    engine: Engine, rows: list[KeptDay], state: dict[str, object], now: datetime, *, replace: bool
+) -> None:
+    """Keep the ended days, waiting for the store like any write (the report builds them in a
+    thread beside its rankings, which write too); a store that refuses the write (read-only)
+    only costs the next report the full computation."""
+    try:
+        with Session(engine) as session, session.begin():
+            save_kept_days(session, rows, state, now, replace=replace)
+    except SQLAlchemyError as exc:
+        log.debug("the asking days were not kept (%s)", type(exc).__name__)
 
 
 def _sealed(session: Session, basis: str, since: date, moved: datetime | None) -> date | None:
