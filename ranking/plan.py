@@ -1,7 +1,8 @@
 """The rig planner: the cheapest complete machines for a target, built from today's listings.
 
-``plan_rigs`` takes every priced listing (``Offer``: the ranker's landed price, its basis and
-flags; ``rigscout/jobs/plans.py`` builds them from ``load_ranking``) and returns the best plan per
+``plan_rigs`` takes the priced listings (``Offer``: the ranker's landed price, its basis and
+flags; ``rigscout/jobs/plans.py`` builds them from the ranker's planner view, the listings a
+plan can buy: ``ranking.shortlist.plannable``) and returns the best plan per
 (host SKU, GPU SKU, host sold with its GPUs or not), best first: a host (a server or board
 listing, or your own workstation) plus GPU listings of one SKU, plus what the rig needs to run
 (``ranking/plan_bom.py``: power shelf, CPUs, RAM, heatsinks), ordered by the profile's measure

@@ -18,10 +18,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from core.models import Included
+    from ranking.catalog import Sku
     from ranking.plan_fit import Host
     from ranking.server_config import PartsTable
 
-from core.models import ServerConfig
+from core.models import Category, ServerConfig
 from ranking.server_config import HEATSINK, POWER_SHELF
 
 ZERO = Decimal(0)
@@ -114,6 +115,17 @@ def host_class(includes: Sequence[Included], config: ServerConfig | None) -> int
     gpus = sorted((i.sku, i.quantity) for i in includes)
     key = repr((gpus, c.heatsinks, bool(c.cpus), bool(c.ram_gb), c.power_shelf))
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
+
+
+def plan_kind(
+    sku: Sku, heatsink: str, includes: Sequence[Included], config: ServerConfig | None
+) -> int:
+    """What the planner tells apart in a listing besides its SKU, price, lot and format
+    (``PricedColumns.kind``): a GPU's 1 where its listing comes with a heatsink (``heatsink``,
+    as ``module_heatsink`` reads it), else 0; a server's ``host_class``."""
+    if sku.category is Category.GPU:
+        return int(heatsink == "yes")
+    return host_class(includes, config)
 
 
 def module_heatsink(title: str, flags: Iterable[str]) -> str:

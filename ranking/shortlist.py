@@ -58,9 +58,7 @@ class PricedColumns:
     excluded: NDArray[np.bool_]
     auction: NDArray[np.bool_]
     units: NDArray[np.int64]  # the listing's lot size
-    # What the planner tells apart besides price: a server's ``ranking.plan_bom.host_class``,
-    # a GPU's 1 where its listing comes with a heatsink (``module_heatsink``), else 0.
-    kind: NDArray[np.int64]
+    kind: NDArray[np.int64]  # what the planner tells apart besides price (``plan_bom.plan_kind``)
 
     def __len__(self) -> int:
         return len(self.listing_id)

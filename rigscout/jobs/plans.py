@@ -1,8 +1,10 @@
 """The rig planner at the edge: today's ranked listings from the store, planned into rigs.
 
-The prices are the ranker's (``load_ranking``: landed, auctions at their predicted end,
-estimated freight, flags); this module only adds what a server listing comes with and hands
-everything to the pure planner (``ranking/plan.py``). The HTML report calls ``load_plans``.
+The prices are the ranker's (``load_rankings`` with its planner view, the listings a plan can
+buy: landed, auctions at their predicted end, estimated freight, flags); this module adds what
+a server listing comes with and the bill of materials' prices (``load_bom_prices``), and hands
+everything to the pure planner (``ranking/plan.py``). The HTML report uses the same pieces
+(``rigscout/outputs/report/rigs.py``).
 """
 
 from __future__ import annotations

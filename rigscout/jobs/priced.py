@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from core.models import Category
 from db import priced_rows, rank_rows
 from db.priced_rows import (
     delete_unranked,
@@ -53,7 +52,7 @@ from db.state import load_state, save_state
 from ranking.auction import model_to_json
 from ranking.digest import MarketDigests, pricing_basis
 from ranking.market_json import markets_from_json, markets_to_json
-from ranking.plan_bom import host_class, module_heatsink
+from ranking.plan_bom import module_heatsink, plan_kind
 from ranking.profiles import load_profiles
 from ranking.rank import (
     AUCTION,
@@ -79,7 +78,6 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-    from core.models import Flag
     from core.settings import RankSettings
     from db.priced_rows import Stale
     from ranking.auction import AuctionModel
@@ -313,6 +311,7 @@ def _row(
         return found
     p = pricer.price(row, landing.landed)
     auction = row.buying_format == AUCTION
+    heatsink = module_heatsink(row.title, (f.code for f in p.flags))
     found |= {
         "digest": digests.of(str(row.sku), auction=auction, includes=bool(row.includes)),
         "account": pricer.accounts.get(row.seller or ""),
@@ -331,17 +330,10 @@ def _row(
             excluded=p.excluded,
             auction=auction,
             units=row.quantity,
-            kind=_kind(row, pricer.skus, p.flags),
+            kind=plan_kind(p.sku, heatsink, row.includes, row.config),
         ),
     }
     return found
-
-
-def _kind(row: ActiveRow, skus: Mapping[str, Sku], flags: Iterable[Flag]) -> int:
-    """What the planner tells apart besides price (``PricedColumns.kind``)."""
-    if skus[str(row.sku)].category is Category.GPU:
-        return int(module_heatsink(row.title, (f.code for f in flags)) == "yes")
-    return host_class(row.includes, row.config)
 
 
 def _over_max_price(

@@ -17,7 +17,7 @@ import pytest
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
 from ranking.plan import Offer, Target, plan_rigs, planner_view
-from ranking.plan_bom import PartOffer, PartPrices, host_class
+from ranking.plan_bom import PartOffer, PartPrices, plan_kind
 from ranking.plan_rules import Workstation, load_plan_rules
 from ranking.server_config import load_parts
 from ranking.shortlist import PricedColumns, plannable
@@ -114,7 +114,10 @@ def columns_of(offers: list[Offer]) -> PricedColumns:
         excluded=np.zeros(n, dtype=bool),
         auction=np.array([o.auction for o in offers]),
         units=np.array([o.units for o in offers], dtype=np.int64),
-        kind=np.array([kind_of(o) for o in offers], dtype=np.int64),
+        kind=np.array(
+            [plan_kind(SKUS[o.sku], o.heatsink, o.includes, o.config) for o in offers],
+            dtype=np.int64,
+        ),
     )
 
 
@@ -123,13 +126,6 @@ def gpu(listing_id: int, sku: str, price: int, units: int = 1, **kw: object) -> 
     return Offer(
         listing_id, n, f"https://www.ebay.com/itm/{n}", sku, sku, units, Decimal(price), **kw
     )  # type: ignore[arg-type]
-
-
-def kind_of(offer: Offer) -> int:
-    """``PricedColumns.kind`` as the ranking packs it."""
-    if SKUS[offer.sku].category is Category.GPU:
-        return int(offer.heatsink == "yes")
-    return host_class(offer.includes, offer.config)
 
 
 def kept_for(offers: list[Offer], target: Target | None = None) -> list[Offer]:
