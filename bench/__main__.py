@@ -13,6 +13,7 @@ BENCHMARKS = {
     "parse": ("bench.bench_parse", {}),
     "requests": ("bench.bench_requests", {}),
     "normalize": ("bench.bench_normalize", {}),
+    "accuracy": ("bench.bench_accuracy", {}),
     "rank": ("bench.bench_rank", {}),
     "rank-postgres": ("bench.bench_rank", {"backend": "postgres"}),
     # Ten times the size, against the full recompute only (the pandas baselines need 8 GB).

@@ -2,9 +2,12 @@
 
 eBay shows what sellers type, and some type around filters: fullwidth letters
 (``ＦＯＲ ＰＡＲＴＳ``), zero-width spaces inside words (``for\u200bparts``), a zero-width
-joiner inside a model number, soft hyphens, odd spaces. ``match_form`` folds all of these into
-plain text (Unicode NFKC, format characters removed, whitespace runs to one space) before any
-rule reads it. What is stored and shown stays what eBay showed.
+joiner inside a model number, soft hyphens, odd spaces, and a combining accent laid over a
+letter (``PARTS`` + U+0301). Sellers in Germany, France or Spain write "für", "défectueux",
+"España". ``match_form`` folds all of these into plain text (Unicode NFKC, format characters
+removed, accents and other combining marks dropped, "ß" as "ss", whitespace runs to one space)
+before any rule reads it, so a phrase file lists "fur teile" once for "für Teile" and "fur
+teile". What is stored and shown stays what eBay showed.
 """
 
 from __future__ import annotations
@@ -16,11 +19,16 @@ _SPACES = re.compile(r"\s+")
 
 
 def match_form(text: str) -> str:
-    """``"ＦＯＲ ＰＡＲＴＳ  RTX\u200b3090"`` -> ``"FOR PARTS RTX3090"``."""
+    """``"ＦＯＲ ＰＡＲＴＳ  RTX\u200b3090"`` -> ``"FOR PARTS RTX3090"``; ``"für Teile"`` ->
+    ``"fur Teile"``."""
     if text.isascii():
         return text if "  " not in text and "\t" not in text and "\n" not in text else _fold(text)
     folded = unicodedata.normalize("NFKC", text)
     folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    if not folded.isascii():
+        decomposed = unicodedata.normalize("NFKD", folded)
+        folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+        folded = unicodedata.normalize("NFC", folded).replace("ß", "ss").replace("ẞ", "SS")
     return _fold(folded)
 
 

@@ -17,10 +17,10 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
-from core.marketplaces import marketplaces
 from core.models import Flag
 from core.text import match_form
-from ranking.origin import OVERSEAS, abroad, ship_origin
+from ranking.origin import DOMESTIC, OVERSEAS, ship_origin
+from ranking.title_facts import NO, read_title, signal_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -76,38 +76,42 @@ class Signal:
 
 @dataclass(frozen=True, slots=True)
 class Signals:
-    """Every signal by code, the title matcher, and each marketplace's home locations."""
+    """Every signal by code and the title matcher."""
 
     by_code: Mapping[str, Signal]
     by_family: Mapping[str, str]  # catalog model family -> signal code
     by_anchor: Mapping[str, tuple[Phrase, ...]]
     prefix_only: tuple[Phrase, ...]  # phrases of prefix words only ("artifact*")
-    home: Mapping[str, tuple[str, ...]]  # casefolded
     plain: Mapping[str, Flag]  # each signal's flag with its own label, one instance per code
-    # Card families with no display output, and the no_display phrases that say nothing
-    # against them ("no video output" on a Tesla P40 is how it is made).
+    # Card families with no display output ("no video output" on a Tesla P40 is how it is made).
     headless: frozenset[str] = frozenset()
-    headless_phrases: frozenset[str] = frozenset()  # as the normalizer's words: "no video"
     # Card families current software has left behind, with the flag's wording
     # (``catalog/support.toml``): "CUDA ≤ 12 — Pascal: CUDA 12.x at most (…), driver R580".
     support: Mapping[str, str] = field(default_factory=dict)
 
     def codes_for(self, title: str, family: str = "") -> list[str]:
-        """``title_codes``, less a no_display raised only by display wording on a card of a
-        headless family."""
-        codes = self.title_codes(title)
-        if "no_display" in codes and family in self.headless:
-            words = " ".join(_WORDS.findall(match_form(title).casefold()))
-            for phrase in self.headless_phrases:
-                words = re.sub(rf"\b{re.escape(phrase)}\b", " ", words)
-            if "no_display" not in self.title_codes(words):
-                codes.remove("no_display")
-        return codes
+        """The codes of the signals the title raises, in order of appearance: this file's
+        wording signals, and what ``ranking.title_facts`` reads (faults, a missing heatsink);
+        on a card of a headless ``family``, "no video" is no fault."""
+        found = self._positions(title)
+        facts = read_title(title, headless=family in self.headless)
+        for fault in facts.faults:
+            code = signal_of(fault.code)
+            if code in self.by_code:
+                found.setdefault(code, fault.offset)
+        if facts.part("heatsink") == NO:
+            found.setdefault("no_heatsink", facts.part_offsets["heatsink"])
+        return sorted(found, key=found.__getitem__) if found else []
 
     def title_codes(self, title: str) -> list[str]:
-        """The codes of the signals the title's words raise, in order of appearance."""
+        """``codes_for`` a title whose card family is not known."""
+        return self.codes_for(title)
+
+    def _positions(self, title: str) -> dict[str, int]:
+        """Each wording signal the title raises, with the character offset it starts at."""
         lowered = match_form(title).casefold().replace("\u2019", "'")
-        words = _WORDS.findall(lowered)
+        spans = [(m.group(), m.start()) for m in _WORDS.finditer(lowered)]
+        words = [w for w, _ in spans]
         found: dict[str, int] = {}
         if not self.by_anchor.keys().isdisjoint(words):  # most titles: no anchor, no phrase
             for at, word in enumerate(words):
@@ -118,7 +122,7 @@ class Signals:
                 continue
             for at in range(len(words)):
                 self._note(found, phrase, phrase.start_if_matched(words, at))
-        return sorted(found, key=found.__getitem__) if found else []
+        return {code: spans[start][1] for code, start in found.items()}
 
     @staticmethod
     def _note(found: dict[str, int], phrase: Phrase, start: int | None) -> None:
@@ -187,24 +191,17 @@ def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = No
                 prefix_only.append(phrase)
             else:
                 by_anchor.setdefault(words[phrase.anchor], []).append(phrase)
-    home = {
-        code: tuple(name.casefold() for name in market.home)
-        for code, market in marketplaces().items()
-    }
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
     plain = {code: Flag(code, sig.label, sig.severity) for code, sig in signals.items()}
-    display = raw.get("signal", {}).get("no_display", {})
     datacenter = raw.get("datacenter", {})
     return Signals(
         signals,
         by_family,
         index,
         tuple(prefix_only),
-        home,
         plain,
         headless=frozenset(datacenter.get("families", ()))
         - frozenset(datacenter.get("with_display_outputs", ())),
-        headless_phrases=frozenset(display.get("headless_phrases", ())),
         support=dict(support or {}),
     )
 
@@ -242,16 +239,10 @@ def flag_listing(
     if min_seller_positive_pct > 0 and (pct is None or pct < min_seller_positive_pct):
         label = f"seller's positive feedback is {pct or 'unknown'}%"
         flags.append(signals.flag("seller_low_positive", label))
-    if _abroad(row, signals):
+    origin = ship_origin(row.marketplace, row.location)
+    if origin != DOMESTIC:
         label = f"ships from {row.location}"
-        if ship_origin(row.marketplace, row.location) == OVERSEAS:
+        if origin == OVERSEAS:
             label += " (overseas: customs or import duty may apply)"
         flags.append(signals.flag("ships_from_abroad", label))
     return tuple(flags)
-
-
-def _abroad(row: ActiveRow, signals: Signals) -> bool:
-    home = signals.home.get(row.marketplace)
-    if not row.location or not home:
-        return False
-    return abroad(row.marketplace, row.location, home)

@@ -67,6 +67,8 @@ class Normalizer:
         is a priced part (``parts.toml``) says which, and how many (``part``, ``quantity``).
         """
         f = extract_features(title, self.vocabulary, specifics)
+        if "family" in f.by_kind:
+            f = self._without_bare_numbers(f)
         norm = self._classify(title, f, category_id, specifics)
         if norm.category in (Category.SERVER, Category.BOARD):
             host = self.catalog.get(norm.sku) if norm.sku else None
@@ -104,7 +106,10 @@ class Normalizer:
         ):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
         if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and sells_a_part(
-            f, subject.start if subject else len(f.tokens.words), self._words
+            f,
+            subject.start if subject else len(f.tokens.words),
+            self._words,
+            self.vocabulary.facts.read_tokens(f.tokens).absent_tokens,
         ):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if subject is None:
@@ -128,6 +133,46 @@ class Normalizer:
         return self._host(title, f, specifics)
 
     # --- what the title is about ---------------------------------------------------------
+
+    def _without_bare_numbers(self, f: Features) -> Features:
+        """``f`` less the card models it names by a number alone ("3070") when nothing else in
+        the title says a card is meant: no maker, card word or product line (aliases.toml
+        [number_context]), no host it sits in, no part number, no memory size of that card
+        right after it. "Dell OptiPlex 3070 Micro" is an office PC, not an RTX 3070."""
+        words = f.tokens.words
+        families = f.by_kind["family"]
+        bare = [
+            m
+            for m in families
+            if m.value in self._gpu_families
+            and all(w.isdigit() for w in words[m.start : m.end])
+            and not self._sized_after(f, m)
+        ]
+        if (
+            not bare
+            or f.part
+            or not self.vocabulary.number_context.isdisjoint(words)
+            or any(m.value not in self._gpu_families for m in families)
+            or "server_words" in f.by_kind
+        ):
+            return f
+        by_kind = dict(f.by_kind)
+        kept = [m for m in families if m not in bare]
+        if kept:
+            by_kind["family"] = kept
+        else:
+            del by_kind["family"]
+        matches = tuple(m for m in f.matches if m not in bare)
+        return f._replace(matches=matches, by_kind=by_kind)
+
+    def _sized_after(self, f: Features, m: Match) -> bool:
+        """A memory size of the family right after the model ("3090 24GB")."""
+        words = f.tokens.words
+        vrams = self.vocabulary.families[m.value].vrams
+        for u in f.of("unit"):
+            if m.end <= u.start - 1 <= m.end + 1 and words[u.start - 1].isdigit():
+                return float(words[u.start - 1]) in vrams
+        return False
 
     def _one_plain_card(
         self, f: Features, category_id: str | None, specifics: Mapping[str, str] | None
@@ -310,15 +355,14 @@ class Normalizer:
     def _kind(
         self, f: Features, specifics: Mapping[str, str] | None, *, headless: bool = False
     ) -> Kind:
-        """For parts when the title says so. ``headless``: a card with no display output, for
-        which "no video output" is how it is made, not a fault (``flags.toml``)."""
-        negators = self._words["for_parts.negators"]
-        display = load_signals().headless_phrases if headless else frozenset()
-        for m in f.of("for_parts"):
-            if " ".join(f.tokens.words[m.start : m.end]) in display:
-                continue
-            if m.start == 0 or f.tokens.words[m.start - 1] not in negators:
-                return Kind.FOR_PARTS
+        """For parts when the title says so (``title_facts``: "broken", "für Teile", not "not
+        broken"). ``headless``: a card with no display output, for which "no video output" is
+        how it is made, not a fault."""
+        if (
+            "fault" in f.by_kind
+            and self.vocabulary.facts.read_tokens(f.tokens, headless=headless).broken
+        ):
+            return Kind.FOR_PARTS
         if not specifics:
             return Kind.ITEM
         condition = specifics.get("Condition", "") or specifics.get("condition", "")

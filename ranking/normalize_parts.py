@@ -20,11 +20,18 @@ _PSU_WORDS = frozenset({"psu", "psus", "powersupply", "powersupplies"})
 _REACH = 4  # how far back a negator ("with", "w/", "includes") still covers a part word
 
 
-def sells_a_part(f: Features, subject: int, words: Mapping[str, frozenset[str]]) -> bool:
-    """A strong part word, or a weak one used as the head, that nothing marks as included.
+def sells_a_part(
+    f: Features,
+    subject: int,
+    words: Mapping[str, frozenset[str]],
+    absent: frozenset[int] = frozenset(),
+) -> bool:
+    """A strong part word, or a weak one used as the head, that nothing marks as included
+    or as missing.
 
     ``subject`` is the token index of the first model named for itself (the title's length
-    when there is none).
+    when there is none); ``absent`` the token indices of parts the title says are missing
+    (``ranking.title_facts``: "heatsinks sold separately", "ohne Kühlkörper").
     """
     found = f.of("accessory.strong") + f.of("accessory.weak")
     if not found:
@@ -36,7 +43,7 @@ def sells_a_part(f: Features, subject: int, words: Mapping[str, frozenset[str]])
     covered = -2  # end of the last part word that was negated
     for m in sorted(found, key=lambda m: m.start):
         # "w/ 3D printed blower shroud": one negator covers the run of part words after it
-        if m.start - covered <= 1 or _negated(f, m, subject, words):
+        if m.start - covered <= 1 or m.start in absent or _negated(f, m, subject, words):
             covered = m.end
             continue
         if m.kind == "accessory.strong" or m.start < subject or many_models:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from core.errors import NormalizeError
 from ranking.catalog import CATALOG_DIR
 from ranking.normalize_tokens import PhraseIndex, compact
+from ranking.title_facts import FactReader, add_fault_phrases, build_reader
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -29,13 +30,13 @@ FORMS = {
 }  # fmt: skip
 UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte")
 _VOCAB_KINDS = (
-    ("accessory", "strong"), ("accessory", "weak"), ("for_parts", "phrases"), ("other", "phrases"),
+    ("accessory", "strong"), ("accessory", "weak"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
     ("other", "boxes"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
-    ("accessory", "heads"), ("for_parts", "negators"), ("other", "negators"),
+    ("accessory", "heads"), ("other", "negators"),
     ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
 )  # fmt: skip
 
@@ -65,12 +66,16 @@ class Family:
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """The compiled matching data: one phrase index, families, part numbers and word sets."""
+    """The compiled matching data: one phrase index, families, part numbers and word sets, and
+    the reader of what a title states (faults, parts included or missing)."""
 
     index: PhraseIndex
     families: Mapping[str, Family]
     parts: Mapping[str, str]
+    facts: FactReader
     words: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # tokens that let a bare model number ("3090") name a card (aliases.toml [number_context])
+    number_context: frozenset[str] = frozenset()
 
 
 def load_aliases(directory: Path = CATALOG_DIR) -> dict[str, Any]:
@@ -103,6 +108,7 @@ def load_vocabulary(
         kind = f"{table}.{key}" if table == "accessory" or key != "phrases" else table
         for phrase in _strings(vocabulary, table, key):
             index.add(phrase, kind, compact(phrase))
+    add_fault_phrases(index, vocabulary)
     for kind, phrases in _table(aliases, "not_carried").items():
         for phrase in phrases:
             index.add(phrase, "not_carried", kind, bounded=True)
@@ -121,7 +127,15 @@ def load_vocabulary(
         f"{table}.{key}": frozenset(_split_words(_strings(vocabulary, table, key)))
         for table, key in _WORD_SETS
     }
-    return Vocabulary(index=index, families=families, parts=parts, words=words)
+    context = _table(aliases, "number_context").get("words", [])
+    return Vocabulary(
+        index=index,
+        families=families,
+        parts=parts,
+        facts=build_reader(vocabulary),
+        words=words,
+        number_context=frozenset(compact(w) for w in context),
+    )
 
 
 def _families(catalog: Catalog, aliases: Mapping[str, Any]) -> dict[str, Family]:

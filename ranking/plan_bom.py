@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 from core.models import Category, ServerConfig
 from ranking.server_config import HEATSINK, POWER_SHELF
+from ranking.title_facts import read_title
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
@@ -130,10 +131,12 @@ def plan_kind(
 
 def module_heatsink(title: str, flags: Iterable[str]) -> str:
     """What a module's listing says of its heatsink: "no" (the ranker flagged it sold without:
-    ``flags`` are its flag codes), "yes" (named in the title), else "unknown"."""
+    ``flags`` are its flag codes), "yes" (the title says it comes with one), else "unknown" —
+    as ``ranking.title_facts`` reads it ("missing heatsink" and "heatsink sold separately"
+    are no heatsink)."""
     if "no_heatsink" in flags:
         return "no"
-    return "yes" if "heatsink" in title.lower().replace("heat sink", "heatsink") else "unknown"
+    return read_title(title).part("heatsink")
 
 
 def needs_heatsink(host: Host, module: str) -> bool:

@@ -18,8 +18,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.models import ServerConfig
+from core.models import Category, ServerConfig
 from core.text import match_form
+from ranking.catalog import load_catalog
+from ranking.normalize_vocab import load_aliases
+from ranking.title_facts import NO, UNKNOWN, YES, TitleFacts, read_title
 
 CENT = Decimal("0.01")
 
@@ -35,12 +38,8 @@ _CPU = re.compile(
     r"(?P<model>e5-\d{4}[a-z]?l?\s*v\d|(?:gold|silver|platinum|bronze)\s+\d{4}[a-z]?"
     r"|epyc\s+\d{4}[a-z]?)(?![\w/])"
 )
-_NO_CPU = re.compile(r"\bno\s+cpus?\b|\bwithout\s+cpus?\b|\bw/o\s+cpus?\b|\bno\s+processors?\b")
-_NO_RAM = re.compile(r"\bno\s+(?:ram|memory)\b|\bw/o\s+(?:ram|memory)\b|\bwithout\s+(?:ram|memory)")
 _GB = re.compile(r"\b(\d{1,4})\s*gb\b(?!\s*/s|e)")
 _RAM_WORDS = re.compile(r"^\s*(?:ram|memory|ddr\d|ecc|rdimm|reg)\b")
-_NO_HEATSINK = re.compile(r"\b(?:no|w/o|without|missing)\s+(?:gpu\s+|sxm2?\s+)?heat\s?sinks?\b")
-_HEATSINK = re.compile(r"\bheat\s?sinks?\b")
 _PSU = re.compile(
     r"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{3,4})\s*w\b(?=[^,;]*?\b(?:psus?|power\s+suppl))"
 )
@@ -50,11 +49,25 @@ _DRIVES = re.compile(
     re.IGNORECASE,
 )
 _BOARD = re.compile(r"\b(x\d{1,2}d[a-z0-9]*(?:-[a-z0-9+]+)+|z1\dp[a-z]*-[a-z0-9]+)", re.IGNORECASE)
-# words before a memory size that make it a GPU's VRAM ("4x Tesla V100 SXM2 16GB")
-_GPU_WORDS = frozenset(
-    {"tesla", "v100", "p100", "p40", "a100", "3090", "4090", "3060", "rtx", "sxm2", "sxm4", "pcie",
-     "m40", "k80", "mi50", "mi60", "t4", "a40", "a6000", "gpu", "gpus", "quadro", "titan"}
-)  # fmt: skip
+# words before a memory size that make it a GPU's VRAM ("4x Tesla V100 SXM2 16GB", "8x H100
+# 80GB"): every word of the catalog's GPU names (``gpu_words``), and these
+_VRAM_WORDS = frozenset(
+    {"gpu", "gpus", "sxm", "sxm2", "sxm4", "sxm5", "pcie", "nvlink", "hbm2", "hbm"}
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@cache
+def gpu_words() -> frozenset[str]:
+    """Every word that names a GPU in ``aliases.toml``: the GPU families of the catalog, and
+    the cards it recognises but does not carry ("h200", "4070"), so a new card in the catalog
+    is known here too."""
+    aliases = load_aliases()
+    gpu_families = {sku.family for sku in load_catalog() if sku.category is Category.GPU}
+    phrases = [p for f, ps in aliases["families"].items() if f in gpu_families for p in ps]
+    phrases += aliases["not_carried"]["gpu"]
+    words = {w for phrase in phrases for w in phrase.split() if w != "#"}
+    return frozenset(words) | _VRAM_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,14 +193,18 @@ def parse_server_config(
     """
     title = match_form(title)
     text = " ".join(title.lower().split())
-    cpus, model = _cpus(text)
+    facts = read_title(title)
+    cpus, model = (0, None) if facts.part("cpu") == NO else _cpus(text)
+    heatsinks = facts.part("heatsink")
+    if heatsinks == UNKNOWN and sxm_gpus_included:
+        heatsinks = YES
     found = ServerConfig(
-        heatsinks=_heatsinks(text, sxm_gpus_included),
+        heatsinks=heatsinks,
         cpus=cpus,
         cpu_model=model,
-        ram_gb=_ram(text),
-        **_psus(text),
-        power_shelf="power shelf" in text,
+        ram_gb=0 if facts.part("ram") == NO else _ram(text),
+        **_psus(text, facts),
+        power_shelf=facts.part("power_shelf") == YES,
         drives=_drives(title),
         board=_board(title),
     )
@@ -230,8 +247,6 @@ def parse_part(title: str, parts: Iterable[Part]) -> str | None:
 
 
 def _cpus(text: str) -> tuple[int | None, str | None]:
-    if _NO_CPU.search(text):
-        return 0, None
     for m in _CPU.finditer(text):
         count = 2 if m["dual"] else int(m["n"] or m["n2"] or 1)
         return count, _model(m["model"])
@@ -247,28 +262,20 @@ def _model(raw: str) -> str:
 
 
 def _ram(text: str) -> int | None:
-    if _NO_RAM.search(text):
-        return 0
     found = []
     for m in _GB.finditer(text):
-        before = text[: m.start()].split()[-3:]
+        before = _WORD.findall(text[: m.start()])[-3:]
         named_ram = _RAM_WORDS.match(text[m.end() :]) is not None
-        if named_ram or not _GPU_WORDS.intersection(before):
+        if named_ram or not gpu_words().intersection(before):
             found.append(int(m[1]))
     # RAM comes in 16 GB steps at least; "8GB" after no GPU word is still a card's memory
     ram = [gb for gb in found if gb >= 16]
     return max(ram) if ram else None
 
 
-def _heatsinks(text: str, sxm_gpus_included: bool) -> str:
-    if _NO_HEATSINK.search(text):
-        return "no"
-    if sxm_gpus_included or _HEATSINK.search(text):
-        return "yes"
-    return "unknown"
-
-
-def _psus(text: str) -> dict[str, int | None]:
+def _psus(text: str, facts: TitleFacts) -> dict[str, int | None]:
+    if facts.part("psu") == NO:
+        return {"psus": 0, "psu_watts": None}
     m = _PSU.search(text)
     if m is None:
         return {"psus": None, "psu_watts": None}

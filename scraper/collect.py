@@ -43,7 +43,7 @@ class SearchResult:
 
     ``listings`` holds every listing of every fetched page, the already known ones too
     (each item once, as first seen); ``stopped`` says why paging ended: ``"all-known"``,
-    ``"last-page"`` or ``"max-pages"``.
+    ``"last-page"`` or ``"max-pages"``; ``skipped`` why each unreadable card was left out.
     """
 
     search: str
@@ -51,6 +51,7 @@ class SearchResult:
     listings: tuple[Listing, ...]
     pages: int
     stopped: str
+    skipped: tuple[str, ...] = ()
 
 
 def collect_search(
@@ -71,6 +72,7 @@ def collect_search(
     CollectError subclasses naming the search and the page URL; nothing is returned then.
     """
     seen: dict[str, Listing] = {}
+    skipped: list[str] = []
     pages = 0
     stopped = "max-pages"
     for number in range(1, max_pages + 1):
@@ -86,13 +88,14 @@ def collect_search(
             now=now,
         )
         pages += 1
+        skipped += page.skipped
         for listing in page.listings:
             seen.setdefault(listing.item_id, listing)
         reason = _stop_reason(page, is_known, full=full)
         if reason:
             stopped = reason
             break
-    return SearchResult(search.name, mode, tuple(seen.values()), pages, stopped)
+    return SearchResult(search.name, mode, tuple(seen.values()), pages, stopped, tuple(skipped))
 
 
 def _stop_reason(

@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class SearchPage:
     """The listings of one results page, the layout that read them, eBay's result count
-    (None when the page does not say) and whether the pagination offers a next page."""
+    (None when the page does not say), whether the pagination offers a next page, and the
+    cards that could not be read (skipped, never silently: the run counts and names them)."""
 
     listings: tuple[Listing, ...]
     layout: str
     result_count: int | None
     has_next: bool
+    skipped: tuple[str, ...] = ()  # why each unreadable card was left out ("item 1: …")
 
 
 def parse_search_page(
@@ -68,34 +70,41 @@ def parse_search_page(
     if layout is None:
         raise ParseError("unknown results layout (no known listing cards)", url=url, search=search)
     ctx = Context(url, marketplace or infer_marketplace(tree, url), search, now)
-    listings = _parse_cards(tree, layout, count, ctx)
-    return SearchPage(listings, layout.NAME, count, _has_next(tree))
+    listings, skipped = _parse_cards(tree, layout, count, ctx)
+    return SearchPage(listings, layout.NAME, count, _has_next(tree), skipped)
 
 
 def _parse_cards(
     tree: LexborHTMLParser, layout: Layout, count: int | None, ctx: Context
-) -> tuple[Listing, ...]:
-    """The page's listings, checked against its own result count.
+) -> tuple[tuple[Listing, ...], tuple[str, ...]]:
+    """The page's listings and the reasons its unreadable cards were skipped, checked against
+    the page's own result count.
 
-    eBay closes every full result list with the pagination bar; a page without it that claims
-    more results than it shows was cut short (a half-read card then fails too: same verdict).
+    One odd card (a price in a currency no rate reads, a date in a wording not known yet) is
+    skipped and named; the page fails when most of its cards cannot be read, since then the
+    page, not a card, is what is not understood. eBay closes every full result list with the
+    pagination bar; a page without it that claims more results than it shows was cut short (a
+    half-read last card is skipped, and the same verdict follows).
     """
     paginated = tree.css_first("nav.pagination") is not None
-    try:
-        listings = tuple(layout.parse_cards(tree, ctx))
-    except ParseError as exc:
-        if paginated or count is None:
-            raise
-        raise _truncated(count, ctx) from exc
+    read = layout.parse_cards(tree, ctx)
+    listings = tuple(x for x in read if not isinstance(x, ParseError))
+    errors = [x for x in read if isinstance(x, ParseError)]
+    if not paginated and count is not None and count > len(listings):
+        raise _truncated(count, ctx)
+    if errors and len(errors) * 2 >= len(read):
+        raise ParseError(
+            f"{len(errors)} of {len(read)} cards could not be read; the first: {errors[0]}",
+            url=ctx.url,
+            search=ctx.search,
+        )
     if not listings and count:
         raise ParseError(
             f"page says {count} results but no listing could be read",
             url=ctx.url,
             search=ctx.search,
         )
-    if not paginated and count is not None and count > len(listings):
-        raise _truncated(count, ctx)
-    return listings
+    return listings, tuple(str(e) for e in errors)
 
 
 def _truncated(count: int, ctx: Context) -> ParseError:

@@ -84,6 +84,7 @@ class CollectedSearch:
     listings: tuple[Listing, ...]
     requests: int
     stopped: str
+    skipped: tuple[str, ...] = ()  # why each unreadable card of its pages was left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +371,14 @@ def collect_and_save(
             session, search.name, mode, every=full_sweep, now=now()
         )
     collected = collector(search, mode, is_known, full=full)
+    if collected.skipped:
+        log.warning(
+            "search %s (%s): %d unreadable card(s) skipped, the rest of the page kept; first: %s",
+            search.name,
+            mode.value,
+            len(collected.skipped),
+            redact(collected.skipped[0]),
+        )
     items = [(listing, normalize(listing)) for listing in collected.listings]
     with Session(engine) as session, session.begin():
         counts = save_listings(session, items, search=search.name, run_id=run_id, now=now())

@@ -67,7 +67,7 @@ def _page_collector(
         except CollectError as exc:
             exc.requests = requests() - before
             raise
-        return CollectedSearch(result.listings, requests() - before, result.stopped)
+        return CollectedSearch(result.listings, requests() - before, result.stopped, result.skipped)
 
     return collect
 

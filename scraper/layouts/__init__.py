@@ -17,6 +17,7 @@ from scraper.layouts.base import own_card_classes, results_list
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser
 
+    from core.errors import ParseError
     from core.models import Listing
     from scraper.layouts.base import Context
 
@@ -25,7 +26,9 @@ class Layout(Protocol):
     NAME: str
     CARD_CLASS: str
 
-    def parse_cards(self, tree: LexborHTMLParser, ctx: Context) -> list[Listing]: ...
+    def parse_cards(self, tree: LexborHTMLParser, ctx: Context) -> list[Listing | ParseError]:
+        """Each card's listing, or the error that names why that card could not be read."""
+        ...
 
 
 LAYOUTS: tuple[Layout, ...] = (s_card, s_item)

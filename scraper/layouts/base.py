@@ -97,6 +97,15 @@ def is_placeholder(card: RawCard) -> bool:
     return card.title.casefold() in PLACEHOLDER_TITLES
 
 
+def read_listing(card: RawCard, ctx: Context) -> Listing | ParseError:
+    """``build_listing``, or the error that says why this one card cannot be read: a page
+    survives a bad card (``scraper.parse`` decides when too many are bad)."""
+    try:
+        return build_listing(card, ctx)
+    except ParseError as exc:
+        return exc
+
+
 def build_listing(card: RawCard, ctx: Context) -> Listing:
     """Interpret one card; any unreadable price, shipping or date names the item and url."""
     item_id = _item_id(card, ctx)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from scraper.layouts.base import (
     RawCard,
-    build_listing,
     is_placeholder,
+    read_listing,
     result_nodes,
     text_of,
 )
@@ -19,6 +19,7 @@ from scraper.layouts.base import (
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+    from core.errors import ParseError
     from core.models import Listing
     from scraper.layouts.base import Context
 
@@ -26,10 +27,10 @@ NAME = "s-item"
 CARD_CLASS = "s-item"
 
 
-def parse_cards(tree: LexborHTMLParser, ctx: Context) -> list[Listing]:
+def parse_cards(tree: LexborHTMLParser, ctx: Context) -> list[Listing | ParseError]:
     nodes = (n for n in result_nodes(tree, "li.s-item") if n.css_first("a.s-item__link"))
     cards = (read_card(node) for node in nodes)
-    return [build_listing(card, ctx) for card in cards if not is_placeholder(card)]
+    return [read_listing(card, ctx) for card in cards if not is_placeholder(card)]
 
 
 def read_card(node: LexborNode) -> RawCard:

@@ -16,6 +16,9 @@ from core.text import match_form
         ("V100\u00adSXM2", "V100SXM2"),  # a soft hyphen
         ("\ufeffTesla  P40\u00a0\u2003 24GB\n", "Tesla P40 24GB"),  # BOM, odd spaces, newline
         ("Tesla P40 24GB", "Tesla P40 24GB"),  # plain text is left alone
+        ("FOR PARTS\u0301", "FOR PARTS"),  # a combining accent laid over a letter
+        ("für Teile, défectueux", "fur Teile, defectueux"),  # accents of the marketplaces
+        ("Straße, Österreich, España", "Strasse, Osterreich, Espana"),
     ],
 )
 def test_typed_text_folds_to_what_a_reader_sees(typed: str, read: str) -> None:
