@@ -109,7 +109,7 @@ class Normalizer:
             f,
             subject.start if subject else len(f.tokens.words),
             self._words,
-            self.vocabulary.facts.read_tokens(f.tokens).absent_tokens,
+            lambda: self.vocabulary.facts.read_tokens(f.tokens).absent_tokens,
         ):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if subject is None:
@@ -141,20 +141,19 @@ class Normalizer:
         right after it. "Dell OptiPlex 3070 Micro" is an office PC, not an RTX 3070."""
         words = f.tokens.words
         families = f.by_kind["family"]
+        if (
+            f.part
+            or "server_words" in f.by_kind
+            or not self.vocabulary.number_context.isdisjoint(words)
+            or any(m.value not in self._gpu_families for m in families)
+        ):
+            return f
         bare = [
             m
             for m in families
-            if m.value in self._gpu_families
-            and all(w.isdigit() for w in words[m.start : m.end])
-            and not self._sized_after(f, m)
+            if all(w.isdigit() for w in words[m.start : m.end]) and not self._sized_after(f, m)
         ]
-        if (
-            not bare
-            or f.part
-            or not self.vocabulary.number_context.isdisjoint(words)
-            or any(m.value not in self._gpu_families for m in families)
-            or "server_words" in f.by_kind
-        ):
+        if not bare:
             return f
         by_kind = dict(f.by_kind)
         kept = [m for m in families if m not in bare]

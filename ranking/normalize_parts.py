@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from ranking.normalize_features import Features
     from ranking.normalize_tokens import Match
@@ -24,14 +24,15 @@ def sells_a_part(
     f: Features,
     subject: int,
     words: Mapping[str, frozenset[str]],
-    absent: frozenset[int] = frozenset(),
+    absent: Callable[[], frozenset[int]] = frozenset,
 ) -> bool:
     """A strong part word, or a weak one used as the head, that nothing marks as included
     or as missing.
 
     ``subject`` is the token index of the first model named for itself (the title's length
-    when there is none); ``absent`` the token indices of parts the title says are missing
-    (``ranking.title_facts``: "heatsinks sold separately", "ohne Kühlkörper").
+    when there is none); ``absent`` gives the token indices of parts the title says are
+    missing (``ranking.title_facts``: "heatsinks sold separately", "ohne Kühlkörper"), asked
+    only for a part word nothing else marks as included.
     """
     found = f.of("accessory.strong") + f.of("accessory.weak")
     if not found:
@@ -43,7 +44,7 @@ def sells_a_part(
     covered = -2  # end of the last part word that was negated
     for m in sorted(found, key=lambda m: m.start):
         # "w/ 3D printed blower shroud": one negator covers the run of part words after it
-        if m.start - covered <= 1 or m.start in absent or _negated(f, m, subject, words):
+        if m.start - covered <= 1 or _negated(f, m, subject, words) or m.start in absent():
             covered = m.end
             continue
         if m.kind == "accessory.strong" or m.start < subject or many_models:
