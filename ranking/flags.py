@@ -94,18 +94,14 @@ class Signals:
         wording signals, and what ``ranking.title_facts`` reads (faults, a missing heatsink);
         on a card of a headless ``family``, "no video" is no fault."""
         found = self._positions(title)
-        facts = read_title(title, headless=family in self.headless)
-        for fault in facts.faults:
+        facts = read_title(title)
+        for fault in facts.faults_for(headless=family in self.headless):
             code = signal_of(fault.code)
             if code in self.by_code:
                 found.setdefault(code, fault.offset)
         if facts.part("heatsink") == NO:
             found.setdefault("no_heatsink", facts.part_offsets["heatsink"])
         return sorted(found, key=found.__getitem__) if found else []
-
-    def title_codes(self, title: str) -> list[str]:
-        """``codes_for`` a title whose card family is not known."""
-        return self.codes_for(title)
 
     def _positions(self, title: str) -> dict[str, int]:
         """Each wording signal the title raises, with the character offset it starts at."""

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ranking.catalog import Catalog, Sku
-    from ranking.normalize_tokens import Match
+    from ranking.normalize_tokens import Match, Tokens
     from ranking.normalize_vocab import Family, Vocabulary
+    from ranking.title_facts import TitleFacts
 
 # eBay category ids of whole computers: a listing there is never a loose card
 _COMPUTER_CATEGORIES = frozenset({"175672", "179", "111418"})
@@ -48,6 +49,7 @@ class Normalizer:
         self._words = self.vocabulary.words
         # _resolve is a pure function of a few features; titles repeat them endlessly
         self._resolved: dict[tuple[object, ...], Resolution] = {}
+        self._last_facts: tuple[Tokens, TitleFacts] | None = None
         self._gpu_families = frozenset(
             name
             for name, family in self.vocabulary.families.items()
@@ -73,7 +75,9 @@ class Normalizer:
         if norm.category in (Category.SERVER, Category.BOARD):
             host = self.catalog.get(norm.sku) if norm.sku else None
             sxm = bool(norm.includes) and (host is None or host.takes_sxm)
-            config = parse_server_config(title, sxm_gpus_included=sxm, specifics=specifics)
+            config = parse_server_config(
+                title, sxm_gpus_included=sxm, specifics=specifics, facts=self._facts(f)
+            )
             return replace(norm, config=config)
         if norm.kind is Kind.ACCESSORY:
             part = parse_part(title, load_parts().parts.values())
@@ -109,7 +113,7 @@ class Normalizer:
             f,
             subject.start if subject else len(f.tokens.words),
             self._words,
-            lambda: self.vocabulary.facts.read_tokens(f.tokens).absent_tokens,
+            lambda: self._facts(f).absent_tokens,
         ):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if subject is None:
@@ -133,6 +137,16 @@ class Normalizer:
         return self._host(title, f, specifics)
 
     # --- what the title is about ---------------------------------------------------------
+
+    def _facts(self, f: Features) -> TitleFacts:
+        """What the title states (``title_facts``), read once per title: the accessory rule,
+        the kind and a server's configuration all ask."""
+        last = self._last_facts
+        if last is not None and last[0] is f.tokens:
+            return last[1]
+        facts = self.vocabulary.facts.read_tokens(f.tokens)
+        self._last_facts = (f.tokens, facts)
+        return facts
 
     def _without_bare_numbers(self, f: Features) -> Features:
         """``f`` less the card models it names by a number alone ("3070") when nothing else in
@@ -357,10 +371,7 @@ class Normalizer:
         """For parts when the title says so (``title_facts``: "broken", "für Teile", not "not
         broken"). ``headless``: a card with no display output, for which "no video output" is
         how it is made, not a fault."""
-        if (
-            "fault" in f.by_kind
-            and self.vocabulary.facts.read_tokens(f.tokens, headless=headless).broken
-        ):
+        if "fault" in f.by_kind and self._facts(f).broken(headless=headless):
             return Kind.FOR_PARTS
         if not specifics:
             return Kind.ITEM

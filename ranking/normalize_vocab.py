@@ -6,14 +6,19 @@ once; SKUs are grouped by model family for the final dict lookups.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.errors import NormalizeError
 from ranking.catalog import CATALOG_DIR
 from ranking.normalize_tokens import PhraseIndex, compact
-from ranking.title_facts import FactReader, add_fault_phrases, build_reader
+from ranking.title_facts import (
+    FactReader,
+    add_fault_phrases,
+    load_reader,
+    read_phrase_file,
+    read_vocabulary,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -80,7 +85,7 @@ class Vocabulary:
 
 def load_aliases(directory: Path = CATALOG_DIR) -> dict[str, Any]:
     """The packaged title spellings (aliases.toml) as plain data."""
-    return _read_toml(directory / "aliases.toml")
+    return read_phrase_file(directory / "aliases.toml")
 
 
 def load_vocabulary(
@@ -91,7 +96,7 @@ def load_vocabulary(
     ``aliases`` replaces ``directory``'s aliases.toml (the user's catalog merges its own in).
     """
     aliases = load_aliases(directory) if aliases is None else aliases
-    vocabulary = _read_toml(directory / "vocabulary.toml")
+    vocabulary = read_vocabulary(directory)
     families = _families(catalog, aliases)
     boundaries = _table(aliases, "boundaries")
     index = PhraseIndex(
@@ -132,7 +137,7 @@ def load_vocabulary(
         index=index,
         families=families,
         parts=parts,
-        facts=build_reader(vocabulary),
+        facts=load_reader(directory),
         words=words,
         number_context=frozenset(compact(w) for w in context),
     )
@@ -169,14 +174,6 @@ def _text(value: object, key: str) -> str:
     if not isinstance(value, str):
         raise NormalizeError(f"aliases.toml: part {key!r} must name a SKU id")
     return value
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise NormalizeError(f"{path}: cannot read phrase file: {exc}") from exc
 
 
 def _table(data: Mapping[str, Any], name: str) -> dict[str, Any]:

@@ -179,13 +179,15 @@ def parse_server_config(
     *,
     sxm_gpus_included: bool = False,
     specifics: Mapping[str, str] | None = None,
+    facts: TitleFacts | None = None,
 ) -> ServerConfig:
     """What a server title says comes with it besides its GPUs.
 
     ``sxm_gpus_included``: the title sells SXM modules installed, which sit under their
     heatsinks, so the heatsinks come too. ``specifics`` (an item's "RAM Size", "Number of
     Processors", "Processor Model"... as the Browse API's item aspects or an import give them)
-    fill in what the title leaves unsaid.
+    fill in what the title leaves unsaid. ``facts``: what ``title_facts`` read of this title
+    already (the normalizer's reading), else it is read here.
 
     >>> title = "T181-G20 GPU Server 2x Xeon Silver 4114 64GB No GPUs No Heatsinks"
     >>> parse_server_config(title).describe()
@@ -193,7 +195,7 @@ def parse_server_config(
     """
     title = match_form(title)
     text = " ".join(title.lower().split())
-    facts = read_title(title)
+    facts = facts if facts is not None else read_title(title)
     cpus, model = (0, None) if facts.part("cpu") == NO else _cpus(text)
     heatsinks = facts.part("heatsink")
     if heatsinks == UNKNOWN and sxm_gpus_included:

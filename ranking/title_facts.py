@@ -52,21 +52,26 @@ class TitleFacts:
 
     faults: tuple[Fault, ...]
     parts: Mapping[str, str]
-    broken: bool
+    broken_faults: frozenset[str] = frozenset()  # the fault groups that make a broken part
     part_offsets: Mapping[str, int] = field(default_factory=dict)  # where each part is named
     absent_tokens: frozenset[int] = frozenset()  # token indices of the parts said missing
 
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """The signal codes the faults raise, each once, in title order (``no_picture`` is
-        reported as the ``no_display`` signal it belongs to)."""
-        seen: dict[str, None] = {}
-        for fault in self.faults:
-            seen.setdefault(signal_of(fault.code), None)
-        return tuple(seen)
+    def broken(self, *, headless: bool = False) -> bool:
+        """The title says the thing is broken. ``headless``: a card without display outputs,
+        on which "no video" is how it is made (``no_picture`` is no fault there)."""
+        return bool(self.broken_faults - _HEADLESS_OK if headless else self.broken_faults)
+
+    def faults_for(self, *, headless: bool = False) -> tuple[Fault, ...]:
+        """The faults, less ``no_picture`` on a ``headless`` card."""
+        if not headless:
+            return self.faults
+        return tuple(f for f in self.faults if f.code not in _HEADLESS_OK)
 
     def part(self, name: str) -> str:
         return self.parts.get(name, UNKNOWN)
+
+
+_HEADLESS_OK = frozenset({"no_picture"})
 
 
 def signal_of(code: str) -> str:
@@ -87,12 +92,11 @@ class FactReader:
     absent_after: tuple[tuple[str, ...], ...]
     gap: frozenset[str]
 
-    def read(self, title: str, *, headless: bool = False) -> TitleFacts:
-        """The facts ``title`` states; ``headless``: a card without display outputs, on which
-        "no video" is how it is made (the ``no_picture`` group is not a fault there)."""
-        return self.read_tokens(tokenize(title), headless=headless)
+    def read(self, title: str) -> TitleFacts:
+        """The facts ``title`` states."""
+        return self.read_tokens(tokenize(title))
 
-    def read_tokens(self, tokens: Tokens, *, headless: bool = False) -> TitleFacts:
+    def read_tokens(self, tokens: Tokens) -> TitleFacts:
         """As ``read``, for a title already tokenized (the normalizer's tokens)."""
         words = tokens.words
         matches = self.index.scan(tokens)
@@ -105,8 +109,6 @@ class FactReader:
         absent: set[int] = set()
         for m in matches:
             if m.kind == FAULT:
-                if headless and m.value == "no_picture":
-                    continue
                 if not self._negated(words, m):
                     faults.append(Fault(m.value, offsets[m.start]))
             elif m.kind == PART:
@@ -116,7 +118,7 @@ class FactReader:
                 if parts.get(m.value) != NO:  # "no heatsink … heatsink pictured": missing
                     parts[m.value] = state
                     part_offsets[m.value] = offsets[m.start]
-        broken = any(f.code in self.broken for f in faults)
+        broken = frozenset(f.code for f in faults) & self.broken
         return TitleFacts(tuple(faults), parts, broken, part_offsets, frozenset(absent))
 
     def _negated(self, words: tuple[str, ...], m: Match) -> bool:
@@ -139,7 +141,7 @@ class FactReader:
         return False
 
 
-_NOTHING = TitleFacts((), {}, broken=False)
+_NOTHING = TitleFacts((), {})
 
 
 def _offsets(tokens: Tokens) -> list[int]:
@@ -201,15 +203,19 @@ def load_reader(directory: Path = CATALOG_DIR) -> FactReader:
     return build_reader(read_vocabulary(directory))
 
 
-def read_title(title: str, *, headless: bool = False) -> TitleFacts:
+def read_title(title: str) -> TitleFacts:
     """``load_reader().read(title)``: what the title states, with the packaged vocabulary."""
-    return load_reader().read(title, headless=headless)
+    return load_reader().read(title)
 
 
 @cache
 def read_vocabulary(directory: Path = CATALOG_DIR) -> Mapping[str, Any]:
-    """``vocabulary.toml`` of ``directory``, parsed (a ``NormalizeError`` when unreadable)."""
-    path = directory / "vocabulary.toml"
+    """``vocabulary.toml`` of ``directory``, parsed once (the normalizer reads it too)."""
+    return read_phrase_file(directory / "vocabulary.toml")
+
+
+def read_phrase_file(path: Path) -> dict[str, Any]:
+    """A phrase file of the catalog, parsed (a ``NormalizeError`` when unreadable)."""
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

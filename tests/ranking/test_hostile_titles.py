@@ -28,7 +28,7 @@ def fullwidth(text: str) -> str:
 
 def what_it_is(title: str) -> tuple[object, ...]:
     found = normalize_title(title)
-    return (found.sku, found.kind, found.quantity, tuple(load_signals().title_codes(title)))
+    return (found.sku, found.kind, found.quantity, tuple(load_signals().codes_for(title)))
 
 
 @pytest.mark.parametrize("title", TITLES)
@@ -62,7 +62,7 @@ def test_the_words_that_keep_a_listing_out_are_read_in_any_width(
 ) -> None:
     found = normalize_title(title)
     assert (found.sku, found.kind.value) == ("nvidia-rtx-3090", kind)
-    assert flag in load_signals().title_codes(title)
+    assert flag in load_signals().codes_for(title)
 
 
 def test_a_fullwidth_lot_and_model_number_are_read() -> None:

@@ -69,7 +69,7 @@ def test_a_fault_in_any_language_makes_a_broken_part_and_the_for_parts_signal(
     found = normalize_title(title)
     assert (found.sku, found.kind) == (sku, Kind.FOR_PARTS), title
     assert "for_parts" in load_signals().codes_for(title, family), title
-    assert read_title(title).broken
+    assert read_title(title).broken()
 
 
 @settings(max_examples=150, deadline=None)
