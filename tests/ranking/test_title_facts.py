@@ -117,6 +117,17 @@ def test_the_quoted_not_broken_p40_is_an_item_and_not_excluded() -> None:
     assert load_signals().codes_for(title, "p40") == []
 
 
+PACKAGING = ["damaged box", "box damaged", "Verpackung beschädigt", "emballage endommagé",
+             "caja dañada", "scatola danneggiata", "doos beschadigd"]  # fmt: skip
+
+
+@given(phrase=st.sampled_from(PACKAGING).flatmap(_cases))
+def test_a_damaged_box_is_no_damaged_card(phrase: str) -> None:
+    title = f"NVIDIA GeForce RTX 4090 24GB new, {phrase}"
+    assert normalize_title(title).kind is Kind.ITEM, title
+    assert "for_parts" not in load_signals().codes_for(title, "4090")
+
+
 def test_tested_does_not_negate_the_fault_after_it() -> None:
     title = "NVIDIA GeForce RTX 3090 24GB Tested, not working"
     assert normalize_title(title).kind is Kind.FOR_PARTS
