@@ -16,8 +16,8 @@ from core import fmt
 from core.models import BuyingFormat, Category, Deal
 from db.models import AlertRow
 from db.outbox import OPEN, PENDING, PLAN_RULE, SENT, load_latest_plan_alert
-from ranking.plan_explain import summary
-from ranking.plan_render import render_bom_line, render_plan_figures
+from ranking.plan.explain import summary
+from ranking.plan.render import render_bom_line, render_plan_figures
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-    from ranking.plan import Plan, PlanPart
+    from ranking.plan.search import Plan, PlanPart
 
 
 def save_pending_plan_alert(

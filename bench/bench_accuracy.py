@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ranking.normalize import normalize_title
+from ranking.titles.normalize import normalize_title
 from tests.conftest import FIXTURES
 from tests.support.accuracy import load_labeled, score_accuracy
 

@@ -5,14 +5,14 @@ Run ``python -m bench auction`` (or ``python bench/bench_auction.py [--write-pri
 10-fold cross-validated (each auction is predicted by a model fitted on the other nine tenths,
 its item's market median taken from those too), it prints the mean absolute % error of
 
-- the model (``ranking/auction.py``), with the item's market median and without it;
+- the model (``ranking/market/auction.py``), with the item's market median and without it;
 - baseline "current bid": the auction ends at the price shown now;
 - baseline "market median": the auction ends at its item's median final price;
 
 and how often the final price fell inside the predicted low–high range. It then runs the demo
 (``fixtures/demo``) into a fresh SQLite store and counts the auctions it watched to the end with
 an observation before that end (the backtest set there). ``--write-prior`` refits the model on all
-628 auctions and writes ``ranking/auction_prior.toml``.
+628 auctions and writes ``ranking/market/auction_prior.toml``.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ranking.auction import PRIOR, fit_auction_model
+from ranking.market.auction import PRIOR, fit_auction_model
 from tests.support.auction_bids import parse_bid_histories, snapshots_of
 from tests.support.auction_prior import render_prior
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ranking.auction import AuctionModel, AuctionSnapshot
+    from ranking.market.auction import AuctionModel, AuctionSnapshot
     from tests.support.auction_bids import BidHistory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -231,9 +231,9 @@ def write_prior(path: Path = PRIOR) -> AuctionModel:
     histories = load_histories()
     model = fit_auction_model(training_snapshots(histories))
     header = (
-        "The auction-end prior: ranking/auction.py's model fitted on the 628 real eBay auctions\n"
-        "(2003) of ../shared/ebay-samples/datasets/auction_bid_histories_2003.csv, the price\n"
-        "shown at each moment rebuilt from the proxy bids. Written by\n"
+        "The auction-end prior: ranking/market/auction.py's model fitted on the 628 real eBay\n"
+        "auctions (2003) of ../shared/ebay-samples/datasets/auction_bid_histories_2003.csv,\n"
+        "the price shown at each moment rebuilt from the proxy bids. Written by\n"
         "`python bench/bench_auction.py --write-prior`; do not edit by hand.\n\n"
         "cells: time-left bucket (0: <30m, 1: 30m-2h, 2: 2-8h, 3: 8-24h, 4: 1-3d, 5: 3d+) x\n"
         "bids-so-far bucket (0: none, 1: 1-2, 2: 3-5, 3: 6-11, 4: 12+); low/mid/high are the\n"

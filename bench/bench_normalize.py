@@ -19,7 +19,7 @@ from itertools import cycle, islice
 from pathlib import Path
 
 from ranking.catalog import CATALOG_DIR, load_catalog
-from ranking.normalize import Normalizer
+from ranking.titles.normalize import Normalizer
 from tests.support.accuracy import load_labeled, score_accuracy
 
 ROOT = Path(__file__).resolve().parents[1]

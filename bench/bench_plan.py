@@ -19,8 +19,8 @@ from typing import Any
 
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
-from ranking.plan import Offer, Target, plan_rigs
-from ranking.plan_rules import load_plan_rules
+from ranking.plan.rules import load_plan_rules
+from ranking.plan.search import Offer, Target, plan_rigs
 from tests.support.plan_exhaustive import plan_rigs_exhaustive
 
 TARGETS = {

@@ -547,7 +547,8 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
     from sqlalchemy.orm import Session
 
     from core.models import Included
-    from ranking.rank import RankFilters, rank_rows
+    from ranking.rank import rank_rows
+    from ranking.records import RankFilters
     from ranking.rows import ActiveRow, SoldRow
     from rigscout.jobs.deals import load_auction_model
 
@@ -652,7 +653,7 @@ def kept_equals_recomputed(config: Path) -> bool:
     view of three filters, not only the top 50's ids)."""
     from sqlalchemy.orm import Session
 
-    from ranking.rank import RankFilters
+    from ranking.records import RankFilters
     from rigscout.cli.deal_view import load_skus
     from rigscout.config.load import load_settings
     from rigscout.jobs.deals import load_rankings

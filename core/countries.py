@@ -2,7 +2,7 @@
 
 A search page says "from Shenzhen, China", "aus Österreich" or "Estados Unidos"; the Browse
 API gives an ISO code ("US"); a US seller's location is "City, ST". All of them map to one ISO
-3166-1 code through ``countries.toml``, so the origin rule (``ranking/origin.py``) and the
+3166-1 code through ``countries.toml``, so the origin rule (``ranking/titles/origin.py``) and the
 marketplaces' ``home`` and ``region`` speak of countries, not of spellings. Pure: text in, a
 code (or None) out.
 """

@@ -99,7 +99,7 @@ class ServerConfig:
     """What a server listing says it comes with, besides its GPUs (``Normalized.includes``).
 
     ``None`` is "the title does not say"; 0 (or ``"no"``) is "the title says none". Read by
-    ``ranking/server_config.py`` from the title; the ranker compares a server with sales of
+    ``ranking/titles/server_config.py`` from the title; the ranker compares a server with sales of
     the same configuration, or with its chassis plus the parts it includes.
     """
 

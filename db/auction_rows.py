@@ -1,7 +1,7 @@
 """Load the auctions rigscout watched to their end: the sale, and the bids seen before it.
 
-Only loading lives here (the model is ``ranking/auction.py``, the snapshots
-``ranking/auction_watch.py``). An auction counts when it is a catalog item (not a part, not a
+Only loading lives here (the model is ``ranking/market/auction.py``, the snapshots
+``ranking/market/auction_watch.py``). An auction counts when it is a catalog item (not a part, not a
 server sold with GPUs), ended at or after ``since`` with a sale recorded (seen on a sold page,
 imported, or presumed from its last bid), and its end time is known. The same statement runs on
 SQLite and PostgreSQL.
@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from core.models import BuyingFormat
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.rank_rows import SOLD_COLUMNS, sold_row
-from ranking.auction_watch import BidSeen, WatchedAuction
+from ranking.market.auction_watch import BidSeen, WatchedAuction
 
 if TYPE_CHECKING:
     from datetime import datetime

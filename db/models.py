@@ -247,7 +247,7 @@ class PricedRow(Base):
     landed: Mapped[str | None] = mapped_column(Text)
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
     auction: Mapped[bool] = mapped_column(Boolean, default=False)
-    # What the score reads, packed (``ranking.shortlist.pack_inputs``): a ranking fetches
+    # What the score reads, packed (``ranking.kept.shortlist.pack_inputs``): a ranking fetches
     # three values per listing, not eleven. The exact score is computed again for the shortlist.
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
 

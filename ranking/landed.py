@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
-from ranking.origin import ship_origin
+from ranking.titles.origin import ship_origin
 
 if TYPE_CHECKING:
     from core.settings import RankSettings
@@ -85,7 +85,7 @@ def landed_with_freight(
 ) -> Landed | None:
     """``landed_unit_price`` with the category's estimated freight standing in for unknown
     shipping: what the ranking, the report and the export all call a listing's landed price.
-    From a neighbouring country or overseas (``ranking/origin.py``) the estimate is
+    From a neighbouring country or overseas (``ranking/titles/origin.py``) the estimate is
     ``freight_factors`` times the domestic one."""
     freight = settings.freight.get(category)
     factor = settings.freight_factors.get(ship_origin(marketplace, location))

@@ -6,8 +6,8 @@ A listing 50 % (or more) under a strong market reference earns the whole discoun
 evidence weight (``ranking.market.EVIDENCE_WEIGHT``: strong 1, thin 0.5, asking 0.25, none 0)
 shrinks it when the reference is weak. ``value_percentile`` is the share (0..1] of the ranked
 listings of the same category whose profile capability per landed dollar is no better.
-``penalty`` is the sum of the listing's warning flags (``ranking/flags.toml``). Before penalties
-scores run from -60 to 100.
+``penalty`` is the sum of the listing's warning flags (``ranking/titles/flags.toml``). Before
+penalties scores run from -60 to 100.
 """
 
 from __future__ import annotations

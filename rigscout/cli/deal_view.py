@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.clock import utcnow
-from ranking.catalog_user import user_skus
+from ranking.titles.user_catalog import user_skus
 from rigscout.cli.render import render_deal_reasons, render_deals_table
 
 if TYPE_CHECKING:

@@ -24,8 +24,8 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     from ranking.catalog import load_catalog
-    from ranking.catalog_user import load_user_catalog
     from ranking.profiles import load_profiles
+    from ranking.titles.user_catalog import load_user_catalog
 
     problems: list[str] = []
     channels = set(model.alerts.channels or {})

@@ -20,7 +20,7 @@ from db.engine import open_engine
 from db.lock import run_lock
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
-from ranking.catalog_user import user_normalizer
+from ranking.titles.user_catalog import user_normalizer
 from rigscout.cli.deal_view import deal_json, load_skus, print_deals
 from rigscout.cli.render import progress_bar, render_run_summary
 from rigscout.jobs.pipeline import Collector, RunPlan, RunReport, run_daily

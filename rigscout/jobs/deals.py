@@ -15,14 +15,16 @@ from db.auction_rows import load_watch_fingerprint, load_watched_auctions
 from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from db.state import load_state, save_state_unless_busy
-from ranking.auction import PRIOR, model_from_json, model_to_json
-from ranking.auction_watch import (
+from ranking.market.auction import PRIOR, model_from_json, model_to_json
+from ranking.market.auction_watch import (
     HISTORY_DAYS,
     WATCHED_LIMIT,
     fit_watched_model,
     sales_window_days,
 )
-from ranking.rank import RankFilters, Ranking, eligible_skus, price_rows, rank_priced
+from ranking.pricing import eligible_skus, price_rows
+from ranking.rank import rank_priced
+from ranking.records import RankFilters, Ranking
 from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.priced import rank_refreshed, refresh_priced
 
@@ -33,8 +35,8 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from core.settings import RankSettings
-    from ranking.auction import AuctionModel
     from ranking.catalog import Sku
+    from ranking.market.auction import AuctionModel
     from ranking.rows import SoldRow
 
 log = logging.getLogger(__name__)

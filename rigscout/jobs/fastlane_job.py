@@ -17,7 +17,7 @@ from db.migrate import upgrade
 from db.runs import load_requests_since
 from db.sweeps import load_last_polls, load_search_weights, save_poll
 from ranking.catalog import load_catalog
-from ranking.normalize import Normalizer
+from ranking.titles.normalize import Normalizer
 from rigscout.jobs.daily import load_skus, open_collector
 from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
 from rigscout.jobs.pipeline import RunPlan, RunReport, run_daily

@@ -40,7 +40,7 @@ from db.runs import (
 )
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from db.sweeps import load_sweep_due, save_sweep
-from ranking.rank import RankFilters
+from ranking.records import RankFilters
 from rigscout.jobs.deals import load_ranking
 from rigscout.jobs.plan_alerts import save_plan_alerts
 from rigscout.jobs.plans import EVERY_LISTING

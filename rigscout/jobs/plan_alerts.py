@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from alerts.plan_outbox import save_pending_plan_alert
 from core.errors import ConfigError
 from ranking.landed import fx_rate
-from ranking.plan import Target
+from ranking.plan.search import Target
 from rigscout.jobs.plans import load_plans
 
 if TYPE_CHECKING:

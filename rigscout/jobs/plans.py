@@ -3,7 +3,7 @@
 The prices are the ranker's (``load_rankings`` with its planner view, the listings a plan can
 buy: landed, auctions at their predicted end, estimated freight, flags); this module adds what
 a server listing comes with and the bill of materials' prices (``load_bom_prices``), and hands
-everything to the pure planner (``ranking/plan.py``). The HTML report uses the same pieces
+everything to the pure planner (``ranking/plan/search.py``). The HTML report uses the same pieces
 (``rigscout/outputs/report/rigs.py``).
 """
 
@@ -15,12 +15,12 @@ from core.models import BuyingFormat, Category, Included
 from db.rank_rows import load_active_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
 from ranking.landed import landed_with_freight
-from ranking.plan import Offer, plan_rigs, planner_view
-from ranking.plan_bom import PartOffer, PartPrices, module_heatsink
-from ranking.plan_rules import load_plan_rules
-from ranking.rank import RankFilters
-from ranking.server_config import load_parts
-from ranking.server_market import part_markets
+from ranking.market.servers import part_markets
+from ranking.plan.bom import PartOffer, PartPrices, module_heatsink
+from ranking.plan.rules import load_plan_rules
+from ranking.plan.search import Offer, plan_rigs, planner_view
+from ranking.records import RankFilters
+from ranking.titles.server_config import load_parts
 from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.deals import load_rankings
 
@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from core.models import Deal
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.plan import Plan, Target
-    from ranking.shortlist import PlannerView
+    from ranking.plan.search import Plan, Target
+    from ranking.records import PlannerView
     from rigscout.config.load import Settings
 
 EVERY_LISTING = 10**9  # the planner needs every priced listing, not the top 50

@@ -5,14 +5,14 @@ command: at a million listings, most of a minute. Here the priced listings are k
 ``priced`` table (``db/priced_rows.py``), and a ranking
 
 1. prices the listings whose row is out of date: new, a new price or a changed listing, a
-   changed basis (rules, settings, FX, catalog, ignores: ``ranking.digest.pricing_basis``), an
+   changed basis (rules, settings, FX, catalog, ignores: ``ranking.kept.digest.pricing_basis``), an
    auction whose time bucket has moved (``ranking.rank.priced_until``);
 2. when something was saved since the last ranking (or it is another day, or another basis),
    computes the markets from the sales and the asking prices (the kept landed prices of the
    others, the fresh ones of these) and prices again the listings whose markets moved
-   (``ranking.digest.MarketDigests``) or whose seller's new-account flag changed; otherwise it
+   (``ranking.kept.digest.MarketDigests``) or whose seller's new-account flag changed; otherwise it
    reads the kept markets back, and prices again only the auctions whose price expired;
-3. saves those rows and reads every row's score inputs as arrays; ``ranking.shortlist`` keeps
+3. saves those rows and reads every row's score inputs as arrays; ``ranking.kept.shortlist`` keeps
    the listings that can make each view's top, and those alone are priced again from their
    rows and ranked exactly (``ranking.rank.rank_priced`` with the population's percentiles).
 
@@ -49,26 +49,16 @@ from db.priced_rows import (
 )
 from db.rank_rows import load_active_rows, load_unmatched_count
 from db.state import load_state, save_state
-from ranking.auction import model_to_json
-from ranking.digest import MarketDigests, pricing_basis
-from ranking.market_json import markets_from_json, markets_to_json
-from ranking.plan_bom import module_heatsink, plan_kind
+from ranking.kept.digest import MarketDigests, pricing_basis
+from ranking.kept.market_cache import markets_from_json, markets_to_json
+from ranking.kept.shortlist import pack_inputs, shortlist
+from ranking.market.auction import model_to_json
+from ranking.market.scam import load_scam_rules, new_accounts
+from ranking.plan.bom import module_heatsink, plan_kind
+from ranking.pricing import AUCTION, Landing, Pricer, asks, land_row, price_markets, priced_until
 from ranking.profiles import load_profiles
-from ranking.rank import (
-    AUCTION,
-    Landing,
-    PricedRows,
-    Pricer,
-    Ranking,
-    asks,
-    land_row,
-    price_markets,
-    priced_until,
-    rank_priced,
-    shown,
-)
-from ranking.scam import load_scam_rules, new_accounts
-from ranking.shortlist import pack_inputs, shortlist
+from ranking.rank import rank_priced, shown
+from ranking.records import PricedRows, Ranking
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
@@ -80,14 +70,14 @@ if TYPE_CHECKING:
 
     from core.settings import RankSettings
     from db.priced_rows import Stale
-    from ranking.auction import AuctionModel
     from ranking.catalog import Sku
     from ranking.ignores import Ignores
-    from ranking.market import Market
-    from ranking.rank import RankFilters, _Priced
+    from ranking.kept.shortlist import PricedColumns
+    from ranking.market.auction import AuctionModel
+    from ranking.market.servers import ServerReferences
+    from ranking.market.sold import Market
+    from ranking.records import Priced, RankFilters
     from ranking.rows import ActiveRow, SoldRow
-    from ranking.server_market import ServerReferences
-    from ranking.shortlist import PricedColumns
 
 # What a kept row is made by, besides the rules (``ranking``, ``core``): a change to these
 # prices everything again.
@@ -174,7 +164,7 @@ def refresh_priced(
 def _ended_under(row: ActiveRow, landing: Landing, settings: RankSettings) -> bool:
     """Whether this listing, priced again, has left the priced listings (an auction that
     ended) while its seller was under ``min_seller_feedback``: the only sellers the
-    new-account pattern counts (``ranking.scam.new_accounts``)."""
+    new-account pattern counts (``ranking.market.scam.new_accounts``)."""
     feedback = row.seller_feedback
     return (
         landing.landed is None
@@ -260,7 +250,7 @@ def _settle_accounts(
     settings: RankSettings,
     take: Callable[[Iterable[Stale]], None],
 ) -> dict[str, str]:
-    """The new-account pattern's sellers (``ranking.scam.new_accounts``) over every priced
+    """The new-account pattern's sellers (``ranking.market.scam.new_accounts``) over every priced
     listing; each kept row whose label no longer holds is taken to be priced again."""
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
     kept: dict[int, tuple[str, str | None]] = {}
@@ -355,7 +345,7 @@ def _over_max_price(
 
 def _price_again(
     session: Session, pricer: Pricer, listing_ids: set[int], *, every: int
-) -> list[_Priced]:
+) -> list[Priced]:
     """These listings priced again from their rows (the shortlist's: few, unless a caller asks
     for most of the ``every`` priced listings: then they are read in one pass)."""
     if len(listing_ids) > MOST * every:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.market import Market
+    from ranking.market.sold import Market
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from core.models import ServerConfig
 from db.models import AlertRow
 from db.outbox import load_claim, save_sent
 from ranking.catalog import load_catalog
-from ranking.plan import Offer, Target, plan_rigs
-from ranking.plan_rules import load_plan_rules
+from ranking.plan.rules import load_plan_rules
+from ranking.plan.search import Offer, Target, plan_rigs
 from tests.alerts.factories import add_listings, make_deal, make_rule
 
 SKUS = {s.sku: s for s in load_catalog()}

@@ -7,7 +7,7 @@ import pytest
 
 from core.countries import country_names, country_of
 from core.marketplaces import marketplaces
-from ranking.origin import DOMESTIC, OVERSEAS, REGION, ship_origin
+from ranking.titles.origin import DOMESTIC, OVERSEAS, REGION, ship_origin
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ from core.settings import RankSettings
 from db.auction_rows import load_watched_auctions
 from db.state import load_state
 from db.store import save_ended, save_listings
-from ranking.auction import predict_final
-from ranking.auction_watch import BidSeen
+from ranking.market.auction import predict_final
+from ranking.market.auction_watch import BidSeen
 from ranking.rows import SoldRow
 from rigscout.jobs.daily import load_skus
 from rigscout.jobs.deals import MODEL_STATE, load_auction_model, load_ranking

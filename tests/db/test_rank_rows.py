@@ -11,7 +11,7 @@ from core.models import Included
 from db.latest import save_latest
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
-from ranking.server_config import parse_server_config
+from ranking.titles.server_config import parse_server_config
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

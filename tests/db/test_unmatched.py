@@ -9,7 +9,7 @@ from decimal import Decimal
 from core.models import BuyingFormat, Category, Kind, Listing, Normalized
 from db.store import save_listings
 from db.unmatched import load_unmatched_listings
-from ranking.unmatched import UnmatchedListing
+from ranking.titles.unmatched import UnmatchedListing
 
 
 def listing(item_id: str, title: str, price: str) -> Listing:

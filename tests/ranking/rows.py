@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from core.models import Included, ServerConfig
 from ranking.rows import ActiveRow, SoldRow
-from ranking.server_config import parse_server_config
+from ranking.titles.server_config import parse_server_config
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 _ids = itertools.count(1)

@@ -10,9 +10,11 @@ import pytest
 
 from core.errors import ConfigError
 from core.settings import RankSettings
-from ranking.auction import AuctionPrediction
 from ranking.catalog import load_catalog
-from ranking.rank import RankFilters, price_rows, rank_priced, rank_rows
+from ranking.market.auction import AuctionPrediction
+from ranking.pricing import price_rows
+from ranking.rank import rank_priced, rank_rows
+from ranking.records import RankFilters
 from tests.ranking.rows import NOW, active, sales
 
 CATALOG = {s.sku: s for s in load_catalog()}

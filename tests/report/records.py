@@ -8,7 +8,7 @@ from typing import Any
 
 from db.runs import RunSummary
 from ranking.catalog import load_catalog
-from ranking.market import Market
+from ranking.market.sold import Market
 from rigscout.outputs.report.records import AskingDay, ProfileDeals, ReportData, SoldPoint
 from tests.alerts.factories import make_deal
 

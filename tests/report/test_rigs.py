@@ -25,7 +25,7 @@ from tests.rigscout.test_demo_shortlist import AS_OF, demo_top_15
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ranking.shortlist import PlannerView
+    from ranking.records import PlannerView
     from rigscout.outputs.report.records import ReportData
 
 SXM2_NODE = """

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from ranking.catalog import load_catalog
-from ranking.market import Market
+from ranking.market.sold import Market
 from rigscout.cli.main import cli
 from rigscout.outputs.charts import render_history_chart, score_value_points
 from tests.rigscout.helpers import DEMO, engine_url, write_config

@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 
 from core import fmt
 from db.engine import open_engine
-from ranking.plan import Target
-from ranking.plan_explain import summary
+from ranking.plan.explain import summary
+from ranking.plan.search import Target
 from rigscout.cli.deal_view import load_skus
 from rigscout.config.load import load_settings
 from rigscout.jobs.plans import load_plans

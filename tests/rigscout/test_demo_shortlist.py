@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 
 from db.engine import open_engine
 from db.migrate import upgrade
-from ranking.normalize import default_normalizer
-from ranking.rank import RankFilters
+from ranking.records import RankFilters
+from ranking.titles.normalize import default_normalizer
 from rigscout.cli.deal_view import load_skus
 from rigscout.config.load import load_settings
 from rigscout.jobs.deals import load_ranking

@@ -36,10 +36,10 @@ from db.migrate import upgrade
 from db.models import ListingRow, PricedRow
 from db.store import save_listings
 from ranking.catalog import load_catalog
-from ranking.normalize import default_normalizer
-from ranking.plan import Offer, Plan, Target, plan_rigs, planner_view
-from ranking.plan_rules import load_plan_rules
-from ranking.rank import RankFilters, Ranking
+from ranking.plan.rules import load_plan_rules
+from ranking.plan.search import Offer, Plan, Target, plan_rigs, planner_view
+from ranking.records import RankFilters, Ranking
+from ranking.titles.normalize import default_normalizer
 from rigscout.cli.deal_view import load_skus
 from rigscout.config.load import load_settings
 from rigscout.jobs.deals import load_rankings

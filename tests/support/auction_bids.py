@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 
-from ranking.auction import AuctionSnapshot
+from ranking.market.auction import AuctionSnapshot
 
 # eBay US bid increments: (price from, increment), highest bracket first.
 INCREMENTS = (

@@ -1,6 +1,6 @@
-"""The auction prior as ``ranking.auction.load_prior`` reads it, written from a fitted model.
+"""The auction prior as ``ranking.market.auction.load_prior`` reads it, written from a fitted model.
 
-Used by ``bench/bench_auction.py`` to regenerate ``ranking/auction_prior.toml`` from watched
+Used by ``bench/bench_auction.py`` to regenerate ``ranking/market/auction_prior.toml`` from watched
 auctions, and by the tests; the product only reads the prior.
 """
 
@@ -10,7 +10,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ranking.auction import AuctionModel
+    from ranking.market.auction import AuctionModel
 
 _KEYS = ("low", "mid", "high")
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ranking.plan import (
+from ranking.plan.bom import PartPrices
+from ranking.plan.explain import explain_plans
+from ranking.plan.fit import check_rig
+from ranking.plan.search import (
     PlanKey,
     build_plan,
     check_target,
@@ -20,10 +23,7 @@ from ranking.plan import (
     select_plans,
     split_offers,
 )
-from ranking.plan_bom import PartPrices
-from ranking.plan_explain import explain_plans
-from ranking.plan_fit import check_rig
-from ranking.server_config import load_parts
+from ranking.titles.server_config import load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from ranking.catalog import Sku
-    from ranking.plan import Offer, Plan, Target
-    from ranking.plan_fit import Rig
-    from ranking.plan_rules import PlanRules
+    from ranking.plan.fit import Rig
+    from ranking.plan.rules import PlanRules
+    from ranking.plan.search import Offer, Plan, Target
 
 
 def plan_rigs_exhaustive(

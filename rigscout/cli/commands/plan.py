@@ -27,7 +27,7 @@ from rigscout.cli.commands.options import (
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from ranking.plan import Target
+    from ranking.plan.search import Target
 
 
 @click.command("plan")
@@ -91,9 +91,9 @@ def plan(
 
     from core.clock import utcnow
     from db.rank_rows import load_active_count
-    from ranking.plan import Target
-    from ranking.plan_render import render_plan_json, render_plans_text
-    from ranking.plan_rules import load_plan_rules
+    from ranking.plan.render import render_plan_json, render_plans_text
+    from ranking.plan.rules import load_plan_rules
+    from ranking.plan.search import Target
     from rigscout.jobs.plans import load_plans
 
     settings = app.settings()

@@ -82,7 +82,7 @@ def rank(
     from sqlalchemy.orm import Session
 
     from core.clock import utcnow
-    from ranking.rank import RankFilters
+    from ranking.records import RankFilters
     from rigscout.cli.deal_view import deal_json, load_skus, print_deals
     from rigscout.jobs.deals import load_rankings
 

@@ -38,7 +38,7 @@ from db.asking_days import (
 )
 from db.history import load_asking_rows
 from db.state import load_state
-from ranking.digest import pricing_basis
+from ranking.kept.digest import pricing_basis
 from ranking.landed import landed_with_freight
 from rigscout.outputs.report.records import AskingDay
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import TYPE_CHECKING
 
-from ranking.market import sold_median
+from ranking.market.sold import sold_median
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 HORIZONS = (7, 30)
 MOVES_SHOWN = 10
-UNTRUSTED = "check_before_buying"  # ranking/flags.toml
+UNTRUSTED = "check_before_buying"  # ranking/titles/flags.toml
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,9 @@ from db.rank_rows import load_sold_rows
 from db.report_rows import load_listing_news, load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
 from ranking.landed import landed_unit_price
-from ranking.market import sale_weight
+from ranking.market.sold import sale_weight
 from ranking.profiles import load_profiles
-from ranking.rank import RankFilters
+from ranking.records import RankFilters
 from rigscout.jobs.deals import load_rankings
 from rigscout.jobs.plans import EVERY_LISTING
 from rigscout.outputs.report.asking import load_asking_days
@@ -39,9 +39,8 @@ if TYPE_CHECKING:
     from core.models import Deal
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.rank import Ranking
+    from ranking.records import PlannerView, Ranking
     from ranking.rows import SoldRow
-    from ranking.shortlist import PlannerView
     from rigscout.outputs.report.records import AskingDay
     from rigscout.outputs.report.settings import ReportSettings
 

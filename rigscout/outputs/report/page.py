@@ -18,7 +18,7 @@ from markupsafe import Markup
 from alerts.format import safe_url
 from core.fmt import time_left
 from core.models import BuyingFormat, Category
-from ranking.flags import short_label
+from ranking.titles.flags import short_label
 from ranking.value import board_value, value_metrics
 from rigscout import __version__
 from rigscout.outputs.report import fmt
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from core.models import Deal
     from db.report_rows import ListingNews
     from ranking.catalog import Sku
-    from ranking.market import Market
+    from ranking.market.sold import Market
     from rigscout.outputs.report.records import AskingDay, ReportData, RigPlan, SoldPoint
 
 PAGE_SIZE = 50

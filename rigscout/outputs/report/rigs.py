@@ -3,7 +3,7 @@
 Without ``[[plan]]`` tables the report plans ``DEFAULT_TARGETS`` for the ``[rank]`` profile:
 the cheapest 64 GB rig (guide 000's complete node: 4 x 16 GB on NVLink) and the cheapest
 96 GB rig (guide 001's quad-GPU node, two 70B model instances at once). The planner's plan
-becomes a ``ReportRig`` here, its numbers worded by ``ranking/plan_render.py``.
+becomes a ``ReportRig`` here, its numbers worded by ``ranking/plan/render.py``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ranking.plan import Target, plan_rigs, planner_view
-from ranking.plan_explain import summary
-from ranking.plan_render import render_bom_line, render_part_label, render_plan_figures
-from ranking.plan_rules import load_plan_rules
+from ranking.plan.explain import summary
+from ranking.plan.render import render_bom_line, render_part_label, render_plan_figures
+from ranking.plan.rules import load_plan_rules
+from ranking.plan.search import Target, plan_rigs, planner_view
 from rigscout.jobs.plan_alerts import saved_plan_target
 from rigscout.jobs.plans import offers_from_deals
 from rigscout.outputs.report.load import RARE_MAX_ACTIVE
@@ -28,10 +28,10 @@ if TYPE_CHECKING:
 
     from core.models import Deal
     from ranking.catalog import Sku
-    from ranking.plan import Offer, Plan
-    from ranking.plan_bom import PartPrices
-    from ranking.plan_rules import PlanRules
-    from ranking.shortlist import PlannerView
+    from ranking.plan.bom import PartPrices
+    from ranking.plan.rules import PlanRules
+    from ranking.plan.search import Offer, Plan
+    from ranking.records import PlannerView
     from rigscout.config.load import Settings
 
 DEFAULT_TARGETS = (64.0, 96.0)  # GB of VRAM, when rigscout.toml has no [[plan]]

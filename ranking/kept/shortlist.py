@@ -1,0 +1,306 @@
+"""The shortlist: from every priced listing's score inputs, the few that can make the top.
+
+A ranking shows the best ``limit`` deals, but their value percentiles and scores depend on every
+listing of their category. ``shortlist`` computes those over columns (numpy arrays, one entry per
+priced listing: ``db/priced_rows.py`` reads them from the ``priced`` table) and returns
+
+- the listings whose score can place them in the top ``limit`` (and the top ``flagged`` of the
+  listings a flag kept out): every listing within ``MARGIN`` of the last place, so that the
+  exact pass (``ranking.rank.rank_priced`` on these listings priced again, with the score
+  rounded as ``score_deal`` rounds it, ties broken by price and listing id) orders them as a
+  ranking of every listing would; for the rig planner's view (``RankFilters.planner``), the
+  first ``explain_top`` so, then every listing a plan can buy (``plannable``);
+- the population that exact pass needs: each category's sorted values per dollar (the
+  percentiles), the counts of listings below the profile's minimum and kept out by a flag, and
+  which listings a flag kept out.
+
+The score is ``ranking.score.combine``, the same expression ``score_deal`` uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core.models import Category
+from ranking.records import Population
+from ranking.score import clip_discount, combine
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import NDArray
+
+    from ranking.catalog import Sku
+    from ranking.profiles import Profile
+    from ranking.records import PlannerView, RankFilters
+    from ranking.value import SkuValue
+
+# Scores are shown rounded to 0.01: listings more than this under the last place cannot reach it.
+MARGIN = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class PricedColumns:
+    """Every priced listing's score inputs; ``skus`` names the codes in ``sku``."""
+
+    listing_id: NDArray[np.int64]
+    sku: NDArray[np.int32]  # index into ``skus``
+    skus: tuple[str, ...]
+    landed: NDArray[np.float64]  # the price ranked (an auction's predicted end), as a float
+    chassis: NDArray[np.float64]  # the price its value is judged on
+    discount: NDArray[np.float64]  # NaN: no discount
+    evidence: NDArray[np.float64]
+    penalty: NDArray[np.float64]
+    checked: NDArray[np.bool_]
+    software: NDArray[np.bool_]
+    excluded: NDArray[np.bool_]
+    auction: NDArray[np.bool_]
+    units: NDArray[np.int64]  # the listing's lot size
+    kind: NDArray[np.int64]  # what the planner tells apart besides price (``plan_bom.plan_kind``)
+
+    def __len__(self) -> int:
+        return len(self.listing_id)
+
+    @classmethod
+    def unpack(
+        cls, listing_id: Sequence[int], sku: Sequence[int], skus: Sequence[str], inputs: bytes
+    ) -> PricedColumns:
+        """The columns from each listing's id, SKU index and ``pack_inputs`` (concatenated)."""
+        table = np.frombuffer(inputs, dtype=np.float64).reshape(len(listing_id), WIDTH)
+        flag = table[:, 5:9] != 0
+        return cls(
+            listing_id=np.asarray(listing_id, dtype=np.int64),
+            sku=np.asarray(sku, dtype=np.int32),
+            skus=tuple(skus),
+            landed=table[:, 0],
+            chassis=table[:, 1],
+            discount=table[:, 2],
+            evidence=table[:, 3],
+            penalty=table[:, 4],
+            checked=flag[:, 0],
+            software=flag[:, 1],
+            excluded=flag[:, 2],
+            auction=flag[:, 3],
+            units=table[:, 9].astype(np.int64),
+            kind=table[:, 10].astype(np.int64),
+        )
+
+
+WIDTH = 11  # values packed per listing: five numbers, four flags, the lot size, the kind
+
+
+def pack_inputs(
+    *,
+    landed: float,
+    chassis: float,
+    discount: float | None,
+    evidence: float,
+    penalty: float,
+    checked: bool,
+    software: bool,
+    excluded: bool,
+    auction: bool,
+    units: int,
+    kind: int,
+) -> bytes:
+    """One listing's score inputs as bytes (``PricedColumns.unpack`` reads them back)."""
+    values = (landed, chassis, np.nan if discount is None else discount, evidence, penalty)
+    flags = (checked, software, excluded, auction)
+    return np.array([*values, *flags, units, kind], dtype=np.float64).tobytes()
+
+
+# Decimal prices compared as floats: a cent more is kept, so rounding never drops a listing.
+CENT = 0.01
+
+
+def plannable(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    among: NDArray[np.bool_],
+    view: PlannerView,
+) -> NDArray[np.bool_]:
+    """Which of ``among`` a rig plan or the report's price check can pick; the others never can.
+
+    - GPUs: the planner buys only the cheapest ``slots // lot size`` listings of each SKU, lot
+      size and format (``ranking.plan.cheapest``), after adding a heatsink to each module not
+      sold with one where the host needs them: those cheapest both ways are kept.
+    - Hosts: of the listings alike in SKU, lot, format and class (``plan_bom.host_class``: the
+      GPUs, heatsinks and bill of materials), a plan takes the cheapest (``candidate_hosts``).
+    - Each SKU's cheapest fixed-price listing not to check before buying: the report's best
+      price of the day (``rigscout/outputs/report/changes.py``).
+    - Every listing of a SKU with at most ``view.rare`` priced: the report's new listings of
+      rare hardware, shown with their ranked price.
+    """
+    n = len(columns)
+    keep = np.zeros(n, dtype=bool)
+    if not n or not among.any():
+        return keep
+    codes = columns.skus
+    gpu = np.array([c in skus and skus[c].category is Category.GPU for c in codes])[columns.sku]
+    landed = columns.landed
+    # GPUs: the "slots // units" cheapest of each group, as a host that needs no heatsink
+    # bought sees them, and as one that does (a module not sold with one costs one more)
+    per_lot = np.where(columns.units > 0, view.slots // np.maximum(columns.units, 1), 0)
+    group = among & gpu & (per_lot > 0)
+    lots: tuple[NDArray[Any], ...] = (columns.sku, columns.units, columns.auction)
+    module = np.array([c in view.modules for c in codes])[columns.sku]
+    for price in (landed, landed + np.where(module & (columns.kind != 1), view.heatsink, 0.0)):
+        keep |= group & (price <= _nth_cheapest(price, per_lot, group, lots) + CENT)
+    # hosts: the cheapest of each group (its bill of materials is the same)
+    group = among & ~gpu
+    ones = np.ones(n, dtype=np.int64)
+    key = (columns.sku, columns.units, columns.auction, columns.kind)
+    keep |= group & (landed <= _nth_cheapest(landed, ones, group, key) + CENT)
+    # the day's best trusted fixed price per SKU
+    group = among & ~columns.auction & ~columns.checked
+    keep |= group & (landed <= _nth_cheapest(landed, ones, group, (columns.sku,)) + CENT)
+    # rare hardware
+    keep |= among & (np.bincount(columns.sku, minlength=len(codes))[columns.sku] <= view.rare)
+    return keep
+
+
+def _nth_cheapest(
+    landed: NDArray[np.float64],
+    nth: NDArray[np.int64],
+    among: NDArray[np.bool_],
+    key: tuple[NDArray[Any], ...],
+) -> NDArray[np.float64]:
+    """For each listing of ``among``, the ``nth``-cheapest price among those sharing its ``key``
+    (infinity where the group has fewer); NaN for the others."""
+    bound = np.full(len(landed), np.nan)
+    rows = np.flatnonzero(among)
+    if not len(rows):
+        return bound
+    keys = np.stack([np.asarray(k)[rows].astype(np.int64) for k in key], axis=1)
+    _, group = np.unique(keys, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    order = np.lexsort((landed[rows], group))  # by group (0, 1, ...), then cheapest first
+    starts = np.searchsorted(group[order], np.arange(group.max() + 1))
+    sizes = np.diff(np.r_[starts, len(order)])
+    wanted = np.maximum(nth[rows][order][starts], 1)  # every member of a group shares its nth
+    cheapest = landed[rows][order]
+    at = np.where(wanted <= sizes, cheapest[np.minimum(starts + wanted, len(order)) - 1], np.inf)
+    bound[rows] = at[group]
+    return bound
+
+
+@dataclass(frozen=True, slots=True)
+class Shortlist:
+    deals: tuple[int, ...]  # listing ids that can make the deals' top ``limit``
+    flagged: tuple[int, ...]  # and the flagged view's top
+    population: Population
+
+
+def shortlist(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    values: Mapping[str, SkuValue],
+    profile: Profile,
+    filters: RankFilters,
+    *,
+    limit: int,
+    flagged: int,
+    over_max_price: NDArray[np.bool_] | None = None,
+) -> Shortlist:
+    """The candidates for the top ``limit`` deals and top ``flagged`` kept-out listings.
+
+    ``over_max_price``: which listings cost more than ``filters.max_price`` (compared exactly
+    by the caller: the float column only approximates the Decimal price).
+    """
+    codes = columns.skus
+    eligible_code = np.array([values[c].eligible if c in values else False for c in codes])
+    capability = np.array([values[c].capability if c in values else 0.0 for c in codes])
+    category = np.array([_category_index(skus[c].category) if c in skus else -1 for c in codes])
+    eligible = eligible_code[columns.sku] if len(codes) else np.zeros(0, dtype=bool)
+    chassis = columns.chassis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vpm = np.where(chassis > 0, capability[columns.sku] / chassis, np.inf)
+    row_category = category[columns.sku] if len(codes) else np.zeros(0, dtype=int)
+    ranked = eligible & ~columns.excluded
+    groups: dict[Category, NDArray[np.float64]] = {}
+    for index, member in enumerate(CATEGORIES):
+        in_group = ranked & (row_category == index)
+        if in_group.any():
+            groups[member] = np.sort(vpm[in_group])
+    wanted = eligible & _wanted(columns, skus, filters, over_max_price)
+    percentile = np.ones(len(columns))
+    for index, member in enumerate(CATEGORIES):
+        if member in groups:
+            rows = row_category == index
+            group = groups[member]
+            no_better = np.searchsorted(group, vpm[rows], side="right")
+            percentile[rows] = no_better / len(group)
+    discount = np.where(columns.checked, np.nan, columns.discount)
+    part = np.nan_to_num(clip_discount(discount), nan=0.0)
+    penalty = columns.penalty
+    if profile.unsupported_penalty:
+        penalty = penalty + np.where(columns.software, profile.unsupported_penalty, 0.0)
+    score = combine(part, percentile, columns.evidence, penalty)
+    kept_out = wanted & columns.excluded
+    population = Population(
+        groups={member: group.tolist() for member, group in groups.items()},
+        below_minimum=int((~eligible).sum()),
+        flagged=int(kept_out.sum()),
+        kept_out=tuple(columns.listing_id[kept_out].tolist()),
+    )
+    shown = wanted & ~columns.excluded
+    if filters.planner is None:
+        deals = _best(columns.listing_id, score, shown, limit)
+    else:  # the first ``explain_top`` by score, then only what a plan can buy
+        top = _best(columns.listing_id, score, shown, min(limit, filters.explain_top or 0))
+        can = columns.listing_id[plannable(columns, skus, shown, filters.planner)]
+        deals = tuple(sorted({*top, *can.tolist()}))
+    return Shortlist(
+        deals=deals,
+        flagged=_best(columns.listing_id, score, kept_out, flagged),
+        population=population,
+    )
+
+
+CATEGORIES = tuple(Category)
+
+
+def _category_index(category: Category) -> int:
+    return CATEGORIES.index(category)
+
+
+def _wanted(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    filters: RankFilters,
+    over_max_price: NDArray[np.bool_] | None,
+) -> NDArray[np.bool_]:
+    """``ranking.rank._wanted`` over the columns."""
+    wanted = np.ones(len(columns), dtype=bool)
+    codes = columns.skus
+    if filters.sku is not None:
+        code = codes.index(filters.sku) if filters.sku in codes else -1
+        wanted &= columns.sku == code
+    if filters.category is not None:
+        matches = np.array(
+            [c in skus and skus[c].category.value == filters.category for c in codes]
+        )
+        wanted &= matches[columns.sku] if len(codes) else wanted
+    if filters.max_price is not None and over_max_price is not None:
+        wanted &= ~over_max_price
+    if filters.buying == "auction":
+        wanted &= columns.auction
+    elif filters.buying == "buy_it_now":
+        wanted &= ~columns.auction
+    return wanted
+
+
+def _best(
+    ids: NDArray[np.int64], score: NDArray[np.float64], among: NDArray[np.bool_], limit: int
+) -> tuple[int, ...]:
+    """The ids among ``among`` whose score is within ``MARGIN`` of the ``limit``-th best."""
+    if limit <= 0:
+        return ()
+    scores = score[among]
+    if len(scores) <= limit:
+        return tuple(ids[among].tolist())
+    last = -np.partition(-scores, limit - 1)[limit - 1]
+    return tuple(ids[among & (score >= last - MARGIN)].tolist())

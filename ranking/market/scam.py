@@ -1,0 +1,126 @@
+"""Scams as a pattern, not a listing-by-listing warning (the rules and thresholds are the
+``[scam]`` and ``[datacenter]`` tables and the ``scam_pattern`` and ``new_account_pattern``
+signals of ``flags.toml``).
+
+* A price far under the market of its card, or, when the card has no market yet, of its
+  nearest sibling (the same model in another form factor or memory size), from a seller under
+  ``[rank] min_seller_feedback``, with a "brand new sealed" claim on data-center hardware, or
+  with no returns,
+  is kept out with its reason: "check before buying: 73 % under A100 SXM4 40GB sales; seller
+  has 3 feedback".
+* A seller under ``min_seller_feedback`` with many listings worth a lot together is flagged on
+  every one of them: "new account with 31 listings worth $38,210".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from typing import TYPE_CHECKING
+
+from core import fmt
+from core.text import match_form
+from ranking.titles.flags import flags_file
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from core.models import Flag
+    from core.settings import RankSettings
+    from ranking.catalog import Sku
+    from ranking.market.sold import Market
+    from ranking.rows import ActiveRow
+
+
+@dataclass(frozen=True, slots=True)
+class ScamRules:
+    datacenter_families: frozenset[str]
+    sealed: re.Pattern[str]
+    many_listings: int
+    listings_value: Decimal
+
+
+@cache
+def load_scam_rules() -> ScamRules:
+    raw = flags_file()["scam"]
+    families = flags_file()["datacenter"]["families"]
+    phrases = sorted(raw["sealed_phrases"], key=len, reverse=True)
+    return ScamRules(
+        datacenter_families=frozenset(families),
+        sealed=re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.I),
+        many_listings=int(raw["many_listings"]),
+        listings_value=Decimal(str(raw["listings_value"])),
+    )
+
+
+def nearest_sibling_market(
+    sku: Sku, skus: Mapping[str, Sku], markets: Mapping[str, Market]
+) -> tuple[Sku, Market] | None:
+    """The market of the same model in another form factor or memory size, the closest first
+    (same form factor, then the nearest VRAM); None when no sibling has one."""
+    if not sku.family:
+        return None
+    siblings = [
+        (s, markets[s.sku])
+        for s in skus.values()
+        if s.family == sku.family and s.sku != sku.sku and s.sku in markets
+    ]
+    if not siblings:
+        return None
+    return min(
+        siblings,
+        key=lambda pair: (
+            pair[0].form_factor != sku.form_factor,
+            abs((pair[0].vram_gb or 0) - (sku.vram_gb or 0)),
+            pair[0].sku,
+        ),
+    )
+
+
+def scam_reason(
+    row: ActiveRow,
+    sku: Sku,
+    under: float,
+    reference: str,
+    settings: RankSettings,
+    rules: ScamRules,
+    flags: Sequence[Flag] = (),
+) -> str | None:
+    """Why a price ``under`` (0.73 = 73 %) the ``reference`` market is a scam's pattern, or
+    None when nothing but the price points that way."""
+    if under <= settings.check_discount:
+        return None
+    reasons = []
+    feedback = row.seller_feedback
+    if feedback is not None and feedback < settings.min_seller_feedback:
+        reasons.append(f"seller has {feedback} feedback")
+    if sku.family in rules.datacenter_families and rules.sealed.search(match_form(row.title)):
+        reasons.append('"brand new sealed" data-center hardware')
+    if any(f.code == "no_returns" for f in flags):
+        reasons.append("no returns")
+    if not reasons:
+        return None
+    return f"check before buying: {round(under * 100)} % under {reference}; {'; '.join(reasons)}"
+
+
+def new_accounts(
+    listings: Iterable[tuple[str | None, int | None, int, Decimal]],
+    settings: RankSettings,
+    rules: ScamRules,
+) -> dict[str, str]:
+    """Sellers under ``min_seller_feedback`` with many listings worth a lot together, each
+    with the flag's wording. ``listings``: (seller, feedback, quantity, landed unit price)."""
+    count: dict[str, int] = {}
+    worth: dict[str, Decimal] = {}
+    for seller, feedback, quantity, unit_price in listings:
+        if not seller or feedback is None or feedback >= settings.min_seller_feedback:
+            continue
+        count[seller] = count.get(seller, 0) + 1
+        worth[seller] = worth.get(seller, Decimal(0)) + unit_price * quantity
+    return {
+        seller: f"new account with {n} listings worth {fmt.money(worth[seller], settings.currency)}"
+        for seller, n in count.items()
+        if n >= rules.many_listings and worth[seller] >= rules.listings_value
+    }

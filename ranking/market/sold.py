@@ -1,0 +1,221 @@
+"""Market reference per SKU: a robust weighted median of recent landed prices, and its evidence.
+
+Sales in the last ``window_days`` come first. A best-offer-accepted sale only shows the asking
+price (an upper bound of what was paid) and a presumed sale is a watched listing that ended:
+each weighs 0.5 (both: 0.25). Prices far from the rest (more than three scaled median absolute
+deviations of log price, and at least 35 % off the median) are left out and counted, so a few
+$1,000 sales among $700 ones do not lift the reference.
+
+The strength of the reference is its evidence tier:
+
+- ``strong``: at least ``strong_sales`` sales (default 8) with an interquartile spread no wider
+  than half the median;
+- ``thin``: at least ``min_sales`` sales (default 3), or more sales spread too widely;
+- ``pooled``: a server's chassis from its family's sales (``ranking/market/servers.py``);
+- ``asking``: too few sales, but at least ``min_sales`` active fixed-price asking prices;
+- ``none``: neither: no reference, no discount.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from ranking.landed import landed_unit_price
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from datetime import datetime
+
+    from core.settings import RankSettings
+    from ranking.rows import SoldRow
+
+UPPER_BOUND_WEIGHT = Decimal("0.5")
+PRESUMED_WEIGHT = Decimal("0.5")
+OUTLIER_MADS = 3.0
+OUTLIER_MIN_RATIO = 1.35  # never drop a price within 35 % of the median
+MAX_STRONG_SPREAD = 0.5  # interquartile range over median
+EVIDENCE_WEIGHT = {"strong": 1.0, "thin": 0.5, "pooled": 0.35, "asking": 0.25, "none": 0.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Market:
+    """One SKU's reference price (landed unit price in the user's currency) and its strength."""
+
+    sku: str
+    median: Decimal
+    q1: Decimal
+    q3: Decimal
+    count: int  # prices used
+    evidence: str  # "strong", "thin" or "asking"
+    source: str  # "sold" or "asking"
+    window_days: int = 30
+    outliers: int = 0  # prices left out as far from the rest
+    upper_bound_count: int = 0  # best-offer sales among ``count``
+    presumed_count: int = 0  # presumed sales among ``count``
+
+    @property
+    def spread(self) -> float:
+        """Interquartile range as a share of the median (0.2 = quartiles 20 % apart)."""
+        return float((self.q3 - self.q1) / self.median) if self.median > 0 else 0.0
+
+    @property
+    def weight(self) -> float:
+        """How much a discount against this reference counts in the score (0..1)."""
+        return EVIDENCE_WEIGHT[self.evidence]
+
+
+@dataclass(frozen=True, slots=True)
+class SalePoint:
+    """One price as market evidence: landed unit price, weight and what kind of sale it was."""
+
+    price: Decimal
+    weight: Decimal
+    upper_bound: bool = False
+    presumed: bool = False
+
+
+def sale_weight(*, best_offer_accepted: bool, source: str) -> Decimal:
+    """How much one sale counts toward the median."""
+    weight = Decimal(1)
+    if best_offer_accepted:
+        weight *= UPPER_BOUND_WEIGHT
+    if source == "presumed":
+        weight *= PRESUMED_WEIGHT
+    return weight
+
+
+def sold_median(sales: Iterable[tuple[Decimal, Decimal]]) -> tuple[Decimal, int] | None:
+    """The market's rule on any set of (landed price, weight) sales: the weighted median after
+    prices far from the rest are dropped, and how many sales it kept; None when none is left.
+    The report's price moves use it, so a move compares medians the ranking would compute."""
+    kept = _without_outliers([SalePoint(price, weight) for price, weight in sales])
+    median = weighted_median((p.price, p.weight) for p in kept)
+    return None if median is None else (median.quantize(Decimal("0.01")), len(kept))
+
+
+def weighted_median(points: Iterable[tuple[Decimal, Decimal]]) -> Decimal | None:
+    """Mean of the lower and upper weighted medians of (price, weight) points; None when empty.
+
+    With equal weights this is the ordinary median: [100, 200] gives 150.
+    """
+    ordered = sorted(points)
+    total = sum((w for _, w in ordered), Decimal(0))
+    if not ordered or total <= 0:
+        return None
+    half = Decimal("0.5")
+    return (
+        _quantile(ordered, total, half, strict=False) + _quantile(ordered, total, half, strict=True)
+    ) / 2
+
+
+def score_market(
+    sales: Iterable[SoldRow],
+    asking: Mapping[str, Sequence[Decimal]],
+    settings: RankSettings,
+    *,
+    now: datetime,
+) -> dict[str, Market]:
+    """Every SKU's reference as of ``now``: from its sales in the window, else its asking prices.
+
+    ``asking`` holds each SKU's landed unit prices of active fixed-price listings (user's
+    currency). Sales in a currency without an FX rate are left out.
+    """
+    today = now.date()
+    since = today - timedelta(days=settings.window_days)
+    sold: dict[str, list[SalePoint]] = {}
+    for sale in sales:
+        if not sale.own_market:
+            continue
+        if since < sale.sold_date <= today and (point := sale_point(sale, settings)) is not None:
+            sold.setdefault(sale.sku, []).append(point)
+    markets: dict[str, Market] = {}
+    for sku, points in sold.items():
+        market = sold_market(sku, points, settings)
+        if market is not None:
+            markets[sku] = market
+    for sku, prices in asking.items():
+        if sku not in markets:
+            market = _market(sku, [SalePoint(p, Decimal(1)) for p in prices], "asking", settings)
+            if market is not None:
+                markets[sku] = market
+    return markets
+
+
+def sale_point(sale: SoldRow, settings: RankSettings) -> SalePoint | None:
+    """A sale as market evidence: its landed unit price and weight (None: unusable)."""
+    if sale.price <= 0 or sale.quantity <= 0:
+        return None
+    landed = landed_unit_price(sale.price, sale.shipping, sale.quantity, sale.currency, settings)
+    if landed is None:
+        return None
+    return SalePoint(
+        landed.unit_price,
+        sale_weight(best_offer_accepted=sale.best_offer_accepted, source=sale.source),
+        upper_bound=sale.best_offer_accepted,
+        presumed=sale.source == "presumed",
+    )
+
+
+def sold_market(sku: str, points: list[SalePoint], settings: RankSettings) -> Market | None:
+    """The market one SKU's sales in the window make (None: too few)."""
+    return _market(sku, points, "sold", settings)
+
+
+def _market(
+    sku: str, points: list[SalePoint], source: str, settings: RankSettings
+) -> Market | None:
+    kept = _without_outliers(points)
+    if len(kept) < settings.min_sales:
+        return None
+    ordered = sorted((p.price, p.weight) for p in kept)
+    total = sum((w for _, w in ordered), Decimal(0))
+    median = weighted_median(ordered)
+    if median is None or median <= 0:
+        return None
+    q1 = _quantile(ordered, total, Decimal("0.25"), strict=False)
+    q3 = _quantile(ordered, total, Decimal("0.75"), strict=False)
+    market = Market(
+        sku=sku,
+        median=median.quantize(Decimal("0.01")),
+        q1=q1,
+        q3=q3,
+        count=len(kept),
+        evidence="asking",
+        source=source,
+        window_days=settings.window_days,
+        outliers=len(points) - len(kept),
+        upper_bound_count=sum(p.upper_bound for p in kept),
+        presumed_count=sum(p.presumed for p in kept),
+    )
+    if source == "asking":
+        return market
+    strong = len(kept) >= settings.strong_sales and market.spread <= MAX_STRONG_SPREAD
+    return replace(market, evidence="strong" if strong else "thin")
+
+
+def _without_outliers(points: list[SalePoint]) -> list[SalePoint]:
+    """Drop prices far from the rest on a log scale (robust: median and MAD, not mean and SD)."""
+    if len(points) < 5:
+        return points
+    logs = [(Decimal(math.log(p.price)), p.weight) for p in points]
+    center = weighted_median(logs)
+    assert center is not None
+    mad = weighted_median((abs(x - center), w) for x, w in logs) or Decimal(0)
+    limit = max(OUTLIER_MADS * 1.4826 * float(mad), math.log(OUTLIER_MIN_RATIO))
+    return [p for p, (x, _) in zip(points, logs, strict=True) if abs(float(x - center)) <= limit]
+
+
+def _quantile(
+    ordered: Sequence[tuple[Decimal, Decimal]], total: Decimal, q: Decimal, *, strict: bool
+) -> Decimal:
+    """The first price whose cumulative weight reaches (``strict``: passes) ``q`` of the total."""
+    running = Decimal(0)
+    for price, weight in ordered:
+        running += weight
+        if running > total * q or (not strict and running >= total * q):
+            return price
+    return ordered[-1][0]

@@ -1,0 +1,181 @@
+"""A rig's bill of materials: what it needs to power on and run besides the host and its GPUs.
+
+The T181-G20 takes 12 V DC from an OCP power shelf (guide 000: "expects external 12V power");
+a barebone needs CPUs and RAM; an SXM module sold without its heatsink needs one. Each line is
+bought from the cheapest listing of that part in the store ("listing N"), else priced at the
+part's market from its sales, else at the documented estimate of ``parts.toml`` ("estimate").
+What the host listing already includes adds nothing. Pure: offers and prices in, lines out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from core.models import Included
+    from ranking.catalog import Sku
+    from ranking.plan.fit import Host
+    from ranking.titles.server_config import PartsTable
+
+from core.models import Category, ServerConfig
+from ranking.titles.facts import read_title
+from ranking.titles.server_config import HEATSINK, POWER_SHELF
+
+ZERO = Decimal(0)
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True, slots=True)
+class PartOffer:
+    """An active listing of a priced part (an accessory: heatsinks, a power shelf)."""
+
+    listing_id: int
+    item_id: str
+    url: str
+    title: str
+    part: str  # parts.toml id
+    units: int
+    unit_price: Decimal  # landed, user's currency
+
+    @property
+    def price(self) -> Decimal:
+        return self.unit_price * self.units
+
+
+@dataclass(frozen=True, slots=True)
+class PartPrices:
+    """What the planner prices parts with: listings, the parts' sold medians, the estimates."""
+
+    table: PartsTable
+    offers: Mapping[str, Sequence[PartOffer]] = field(default_factory=dict)
+    markets: Mapping[str, Decimal] = field(default_factory=dict)  # unit medians
+
+    def unit(self, code: str) -> tuple[Decimal, str]:
+        """One unit of a part when no listing is bought: its market, else its estimate."""
+        return self.table.unit_price(code, self.markets)
+
+    def heatsink(self) -> tuple[Decimal, PartOffer | None]:
+        """One SXM2 heatsink: the cheapest listing's unit price (heatsinks sell in lots of
+        four), else the market or the estimate. Linear, so the planner's search and the
+        bill it prints agree."""
+        listings = self.offers.get(HEATSINK, ())
+        if listings:
+            best = min(listings, key=lambda o: (o.unit_price, o.listing_id))
+            return best.unit_price, best
+        return self.unit(HEATSINK)[0], None
+
+
+@dataclass(frozen=True, slots=True)
+class BomLine:
+    """One thing the rig needs: what, how many, what it costs and where that figure is from."""
+
+    item: str
+    units: int
+    price: Decimal  # for all ``units``
+    source: str  # "listing", "market" (sold median in the store) or "estimate"
+    item_id: str | None = None
+    url: str | None = None
+    note: str = ""  # where an estimate comes from
+    instead: str = ""  # what a buyer may build instead (parts.toml)
+
+
+def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
+    """What the host needs besides GPUs: its power shelf, CPUs and RAM, where not included."""
+    offer = host.offer
+    if offer is None:
+        return ()  # your own workstation runs already
+    config = offer.config
+    lines = []
+    if host.needs_power_shelf:
+        lines.append(_bought(POWER_SHELF, 1, prices))
+    platform = prices.table.platform(host.family)
+    if platform is not None and not (config and config.cpus):
+        cpus = prices.table.bom_cpus
+        label = f"{cpus} CPUs ({platform.code})"
+        lines.append(BomLine(label, cpus, platform.cpus(cpus), "estimate", note=platform.source))
+    if platform is not None and not (config and config.ram_gb):
+        gb = prices.table.bom_ram_gb
+        lines.append(
+            BomLine(f"{gb} GB RAM", gb, platform.ram(gb), "estimate", note=platform.source)
+        )
+    return tuple(lines)
+
+
+def host_class(includes: Sequence[Included], config: ServerConfig | None) -> int:
+    """A number shared only by server listings the planner tells apart by price alone: the same
+    GPUs included, the same heatsinks (``Host.heatsinks``) and the same bill of materials (what
+    ``host_bom`` reads: CPUs, RAM, the power shelf). Of listings alike in SKU, lot, format and
+    class, only the cheapest can make a plan (``ranking.kept.shortlist.plannable``). 48 bits, so a
+    float64 column holds it exactly."""
+    c = config or ServerConfig()
+    gpus = sorted((i.sku, i.quantity) for i in includes)
+    key = repr((gpus, c.heatsinks, bool(c.cpus), bool(c.ram_gb), c.power_shelf))
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
+
+
+def plan_kind(
+    sku: Sku, heatsink: str, includes: Sequence[Included], config: ServerConfig | None
+) -> int:
+    """What the planner tells apart in a listing besides its SKU, price, lot and format
+    (``PricedColumns.kind``): a GPU's 1 where its listing comes with a heatsink (``heatsink``,
+    as ``module_heatsink`` reads it), else 0; a server's ``host_class``."""
+    if sku.category is Category.GPU:
+        return int(heatsink == "yes")
+    return host_class(includes, config)
+
+
+def module_heatsink(title: str, flags: Iterable[str]) -> str:
+    """What a module's listing says of its heatsink: "no" (the ranker flagged it sold without:
+    ``flags`` are its flag codes), "yes" (the title says it comes with one), else "unknown" —
+    as ``ranking.titles.facts`` reads it ("missing heatsink" and "heatsink sold separately"
+    are no heatsink)."""
+    if "no_heatsink" in flags:
+        return "no"
+    return read_title(title).part("heatsink")
+
+
+def needs_heatsink(host: Host, module: str) -> bool:
+    """Whether a module bought for ``host`` needs a heatsink bought: ``module`` is what its
+    listing says ("yes", "no", "unknown"). An SXM module runs only under its heatsink, so
+    unless the host listing includes them or the module's listing says it comes with one, the
+    bill budgets one (a title that does not say is not a promise)."""
+    return host.heatsinks not in ("none", "yes") and module != "yes"
+
+
+def heatsink_line(count: int, prices: PartPrices) -> BomLine | None:
+    """``count`` heatsinks at the linear unit price of ``PartPrices.heatsink``."""
+    if not count:
+        return None
+    unit, listing = prices.heatsink()
+    label = f"{count} SXM2 heatsinks"
+    price = (unit * count).quantize(CENT)
+    if listing is not None:
+        return BomLine(label, count, price, "listing", listing.item_id, listing.url)
+    source = prices.unit(HEATSINK)[1]
+    note = prices.table.parts[HEATSINK].source if source == "estimate" else ""
+    return BomLine(label, count, price, source, note=note)
+
+
+def _bought(code: str, count: int, prices: PartPrices) -> BomLine:
+    """``count`` of a part: from the cheapest listing holding enough, else at its unit price."""
+    part = prices.table.parts[code]
+    listings = [o for o in prices.offers.get(code, ()) if o.units >= count]
+    if listings:
+        best = min(listings, key=lambda o: (o.price, o.listing_id))
+        price = best.price.quantize(CENT)
+        return BomLine(
+            part.name, count, price, "listing", best.item_id, best.url, instead=part.instead
+        )
+    unit, source = prices.unit(code)
+    note = part.source if source == "estimate" else ""
+    price = (unit * count).quantize(CENT)
+    return BomLine(part.name, count, price, source, note=note, instead=part.instead)
+
+
+def bom_total(lines: Sequence[BomLine]) -> Decimal:
+    return sum((line.price for line in lines), ZERO)

@@ -1,0 +1,445 @@
+"""The rig planner: the cheapest complete machines for a target, built from today's listings.
+
+``plan_rigs`` takes the priced listings (``Offer``: the ranker's landed price, its basis and
+flags; ``rigscout/jobs/plans.py`` builds them from the ranker's planner view, the listings a
+plan can buy: ``ranking.kept.shortlist.plannable``) and returns the best plan per
+(host SKU, GPU SKU, host sold with its GPUs or not), best first: a host (a server or board
+listing, or your own workstation) plus GPU listings of one SKU, plus what the rig needs to run
+(``ranking/plan/bom.py``: power shelf, CPUs, RAM, heatsinks), ordered by the profile's measure
+per dollar. What fits where is ``ranking/plan/fit.py``'s rule.
+
+The search: per GPU SKU, a 0/1 knapsack (``plan_cheapest.py``) gives the cheapest way to buy
+exactly ``u`` cards (lots count per unit) with at most ``a`` running auctions; only the
+cheapest ``slots // lot size`` listings of each lot size can matter, so 100,000 listings
+shrink to a few dozen per SKU. Per host model only its cheapest listing (and cheapest
+auction) can win. ``tests/support/plan_exhaustive.py`` tries every combination instead, for tests
+and the benchmark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from core.errors import ConfigError
+from core.models import Category
+from ranking.plan.bom import PartPrices, bom_total, heatsink_line, host_bom, needs_heatsink
+from ranking.plan.cheapest import cheapest_sets
+from ranking.plan.explain import explain_plans, plan_warnings
+from ranking.plan.fit import (
+    WORKSTATION,
+    Host,
+    Rig,
+    check_rig,
+    gpu_fits_host,
+    listing_host,
+    workstation_host,
+)
+from ranking.profiles import load_profiles
+from ranking.records import PlannerView
+from ranking.titles.server_config import load_parts
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from datetime import datetime
+
+    from core.models import Included, ServerConfig
+    from ranking.catalog import Sku
+    from ranking.plan.bom import BomLine
+    from ranking.plan.cheapest import Found
+    from ranking.plan.rules import PlanRules, Workstation
+
+ZERO = Decimal(0)
+CENT = Decimal("0.01")
+FORM_FACTORS = ("any", "pcie", "sxm2", "sxm4")
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One listing the planner may buy: ``units`` in the lot at ``unit_price`` landed each."""
+
+    listing_id: int
+    item_id: str
+    url: str
+    title: str
+    sku: str
+    units: int
+    unit_price: Decimal
+    price_basis: str = "fixed"  # "fixed", or "predicted": a running auction at its likely end
+    end_time: datetime | None = None
+    freight_estimated: bool = False
+    includes: tuple[Included, ...] = ()
+    notes: tuple[str, ...] = ()  # the ranker's warning flags, as a buyer reads them
+    marketplace: str = "EBAY_US"
+    config: ServerConfig | None = None  # a server's: what it comes with besides GPUs
+    heatsink: str = "unknown"  # an SXM module's: "yes", "no" (sold without) or "unknown"
+
+    @property
+    def price(self) -> Decimal:
+        return self.unit_price * self.units
+
+    @property
+    def auction(self) -> bool:
+        return self.price_basis == "predicted"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What the rig must do. ``budget`` is in the user's currency; ``gpus`` counts cards."""
+
+    vram_gb: float
+    profile: str = "llm-inference"
+    budget: Decimal | None = None
+    fp16_tflops: float | None = None
+    gpus: int | None = None
+    form_factor: str = "any"  # "any", "pcie", "sxm2", "sxm4"
+    max_auctions: int | None = None
+    limit: int = 5
+    workstation: Workstation | None = None  # None: ranking/plan/plan.toml's
+    boards: bool = False  # also plan on bare GPU boards (for a chassis you already have)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanPart:
+    """One listing in a plan (``item_id`` None: your own workstation)."""
+
+    role: str  # "host" or "gpu"
+    sku: str
+    name: str
+    units: int
+    price: Decimal
+    item_id: str | None = None
+    url: str | None = None
+    price_basis: str = "fixed"
+    end_time: datetime | None = None
+    freight_estimated: bool = False
+    included: int = 0  # a server's GPUs that come with it
+    listing_id: int | None = None
+    marketplace: str = "EBAY_US"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A complete rig: every part with its listing, the totals a buyer compares, and why."""
+
+    total: Decimal
+    currency: str
+    host: PlanPart
+    gpu_sku: str
+    gpu_name: str
+    cards: int
+    gpus: tuple[PlanPart, ...]
+    vram_gb: float
+    fp16_tflops: float
+    bandwidth_gbs: float
+    per_vram_gb: Decimal | None
+    per_fp16_tflops: Decimal | None
+    topology: str
+    auctions: int
+    warnings: tuple[str, ...] = ()
+    explanation: str = ""
+    order: float = field(default=0.0, compare=False)
+    bom: tuple[BomLine, ...] = ()  # what else it needs to run: power shelf, CPUs, RAM, heatsinks
+    measure: str = ""  # what plans are ordered by per dollar (plan.toml [order] measure)
+
+    @property
+    def parts(self) -> tuple[PlanPart, ...]:
+        return (self.host, *self.gpus)
+
+
+def check_target(target: Target) -> None:
+    """A ConfigError for a target no rig can be planned for."""
+    if target.vram_gb <= 0:
+        raise ConfigError(f"the VRAM target must be positive, not {target.vram_gb:g} GB")
+    if target.form_factor not in FORM_FACTORS:
+        raise ConfigError(f"form factor must be one of {', '.join(FORM_FACTORS)}")
+    for name, least in (("gpus", 1), ("max_auctions", 0), ("limit", 1)):
+        value = getattr(target, name)
+        if value is not None and value < least:
+            raise ConfigError(f"{name.replace('_', '-')} must be at least {least}, not {value}")
+    if target.budget is not None and target.budget <= 0:
+        raise ConfigError(f"the budget must be positive, not {target.budget}")
+    ws = target.workstation
+    if ws is not None and min(ws.gpu_slots, ws.slot_width, ws.psu_watts) <= 0:
+        raise ConfigError("the workstation's slots, slot width and PSU watts must be positive")
+
+
+def plan_rigs(
+    offers: Iterable[Offer],
+    skus: Mapping[str, Sku],
+    rules: PlanRules,
+    target: Target,
+    *,
+    currency: str = "USD",
+    now: datetime | None = None,
+    parts: PartPrices | None = None,
+) -> list[Plan]:
+    """The best plan per (host, GPU SKU) pair, best first, at most ``target.limit``.
+
+    A plan's total is everything the rig needs to run (``ranking/plan/bom.py``): a barebone's
+    CPUs and RAM, a 12 V host's power shelf, heatsinks for modules sold without; ``parts``
+    prices them (default: the estimates alone)."""
+    check_target(target)
+    parts = parts or PartPrices(load_parts())
+    hosts, by_gpu = split_offers(offers, skus, rules, target)
+    candidates = candidate_hosts(hosts, target, parts)
+    fitting = fitting_gpus(candidates, by_gpu.keys(), skus, rules, target)
+    most = max((h.free_slots for h in candidates), default=0)
+    limit = target.max_auctions
+    running = {id(host): host.price + bom_total(host_bom(host, parts)) for host in candidates}
+    tables: dict[tuple[str, str], list[list[Found | None]]] = {}
+    best: dict[PlanKey, Rig] = {}
+    picks: dict[PlanKey, tuple[Offer, ...]] = {}
+    costs: dict[PlanKey, Decimal] = {}
+    for host, gpu_sku in fitting:
+        host_auctions = 1 if limit is not None and host.offer and host.offer.auction else 0
+        if limit is not None and host_auctions > limit:
+            continue
+        # hosts alike in which modules need a heatsink share one knapsack table
+        if (gpu_sku, host.heatsinks) not in tables:
+            priced = _with_heatsinks(by_gpu.get(gpu_sku, []), host, parts)
+            tables[gpu_sku, host.heatsinks] = cheapest_sets(priced, most, limit)
+        table = tables[gpu_sku, host.heatsinks][(limit - host_auctions) if limit is not None else 0]
+        extras = running[id(host)]
+        for added in range(host.free_slots + 1):
+            found = table[added] if added < len(table) else None
+            if found is None:
+                continue
+            rig = check_rig(host, skus[gpu_sku], added, target, rules)
+            if rig is None:
+                continue
+            cost = extras + found[0]
+            if target.budget is not None and cost > target.budget:
+                continue
+            key = plan_key(host, gpu_sku)
+            if key not in costs or cost < costs[key]:
+                best[key], picks[key], costs[key] = rig, found[1], cost
+    originals = {o.listing_id: o for group in by_gpu.values() for o in group}
+    plans = [
+        build_plan(
+            best[k],
+            [originals[o.listing_id] for o in picks[k]],
+            rules,
+            target,
+            currency,
+            now,
+            parts,
+        )
+        for k in best
+    ]
+    shown = select_plans(plans, target.limit)
+    return explain_plans(shown, more=len(plans) > len(shown))
+
+
+def planner_view(
+    skus: Mapping[str, Sku],
+    rules: PlanRules,
+    parts: PartPrices,
+    workstations: Iterable[Workstation] = (),
+) -> PlannerView:
+    """What a ranking needs to return only what a plan can buy (``RankFilters.planner``): the
+    most GPUs a host takes (the catalog's hosts, ``plan.toml``'s workstation and
+    ``workstations``), what one heatsink costs and the modules one may be bought for."""
+    slots = [w.gpu_slots for w in (rules.workstation, *workstations)]
+    slots += [s.gpu_slots for s in skus.values() if s.category is not Category.GPU and s.gpu_slots]
+    modules = tuple(sorted(s.sku for s in skus.values() if s.needs_host))  # SXM: a heatsink each
+    return PlannerView(max(slots), float(parts.heatsink()[0]), modules)
+
+
+PlanKey = tuple[str, str, bool]
+
+
+def plan_key(host: Host, gpu_sku: str) -> PlanKey:
+    """One plan per host model, GPU model and whether the host comes with its GPUs: a complete
+    machine is shown beside the cheapest way to assemble one, and the cheaper comes first."""
+    return host.sku, gpu_sku, host.included_units > 0
+
+
+def rig_cost(host: Host, bought: Sequence[Offer], parts: PartPrices) -> Decimal:
+    """What the rig costs to run: the host, its GPUs and its bill of materials."""
+    return (
+        host.price + sum((o.price for o in bought), ZERO) + bom_total(rig_bom(host, bought, parts))
+    )
+
+
+def rig_bom(host: Host, bought: Sequence[Offer], parts: PartPrices) -> tuple[BomLine, ...]:
+    """The host's needs, then heatsinks for the modules that need them."""
+    count = sum(o.units for o in bought if needs_heatsink(host, o.heatsink))
+    heatsinks = heatsink_line(count, parts)
+    return (*host_bom(host, parts), *([heatsinks] if heatsinks else []))
+
+
+def _with_heatsinks(offers: Sequence[Offer], host: Host, parts: PartPrices) -> list[Offer]:
+    """The GPU offers priced with the heatsink each unit needs in ``host`` (for the search)."""
+    unit = parts.heatsink()[0]
+    return [
+        replace(o, unit_price=o.unit_price + unit) if needs_heatsink(host, o.heatsink) else o
+        for o in offers
+    ]
+
+
+def split_offers(
+    offers: Iterable[Offer], skus: Mapping[str, Sku], rules: PlanRules, target: Target
+) -> tuple[list[Host], dict[str, list[Offer]]]:
+    """The hosts (listings and your workstation) and the GPU listings by SKU."""
+    hosts = [workstation_host(target.workstation or rules.workstation)]
+    by_gpu: dict[str, list[Offer]] = {}
+    for offer in offers:
+        sku = skus.get(offer.sku)
+        if sku is None or offer.units <= 0:
+            continue
+        if sku.category is Category.GPU:
+            by_gpu.setdefault(sku.sku, []).append(offer)
+        elif sku.category is Category.SERVER or target.boards:
+            host = listing_host(offer, skus, rules)
+            if host is not None:
+                hosts.append(host)
+    return hosts, by_gpu
+
+
+def candidate_hosts(hosts: Sequence[Host], target: Target, parts: PartPrices) -> list[Host]:
+    """Per host model, included GPUs and heatsink state, the listing cheapest to run (its price
+    and its bill of materials; the cheapest auction too, when auctions are limited): a dearer
+    way to the same machine never makes a better plan."""
+    chosen: dict[tuple[object, ...], tuple[tuple[Decimal, int], Host]] = {}
+    for host in hosts:
+        offer = host.offer
+        auction = target.max_auctions is not None and offer is not None and offer.auction
+        key = (
+            host.sku,
+            host.included.sku if host.included else None,
+            host.included_units,
+            auction,
+            host.heatsinks,
+        )
+        rank = (host.price + bom_total(host_bom(host, parts)), offer.listing_id if offer else 0)
+        if key not in chosen or rank < chosen[key][0]:
+            chosen[key] = (rank, host)
+    return [host for _, host in chosen.values()]
+
+
+def fitting_gpus(
+    hosts: Sequence[Host],
+    gpu_skus: Iterable[str],
+    skus: Mapping[str, Sku],
+    rules: PlanRules,
+    target: Target,
+) -> list[tuple[Host, str]]:
+    """Every (host, GPU SKU) pair the fit rule allows, including a server's own GPUs."""
+    profiles = load_profiles()
+    profile = profiles.get(target.profile)
+    available = set(gpu_skus)
+    pairs = []
+    for host in hosts:
+        options = {host.included.sku} if host.included else available
+        for gpu_sku in sorted(options):
+            if gpu_fits_host(host, skus[gpu_sku], target, rules, profile, profiles):
+                pairs.append((host, gpu_sku))
+    return pairs
+
+
+def build_plan(
+    rig: Rig,
+    bought: Sequence[Offer],
+    rules: PlanRules,
+    target: Target,
+    currency: str,
+    now: datetime | None,
+    parts: PartPrices,
+) -> Plan:
+    """The plan a buyer reads for ``rig`` built from the ``bought`` GPU listings."""
+    host = rig.host
+    bom = rig_bom(host, bought, parts)
+    total = host.price + sum((o.price for o in bought), ZERO) + bom_total(bom)
+    auctions = sum(1 for o in bought if o.auction) + (1 if host.offer and host.offer.auction else 0)
+    plan = Plan(
+        total=total.quantize(CENT),
+        currency=currency,
+        host=_host_part(host),
+        gpu_sku=rig.gpu.sku,
+        gpu_name=rig.gpu.name,
+        cards=rig.cards,
+        gpus=tuple(_gpu_part(o, rig.gpu) for o in sorted(bought, key=_part_order)),
+        vram_gb=round(rig.vram_gb, 2),
+        fp16_tflops=round(rig.fp16_tflops, 2),
+        bandwidth_gbs=round(rig.bandwidth_gbs, 1),
+        per_vram_gb=_per(total, rig.vram_gb),
+        per_fp16_tflops=_per(total, rig.fp16_tflops),
+        topology=host.topology,
+        auctions=auctions,
+        order=plan_order(total, rig, target, rules),
+        bom=bom,
+        measure=rules.order_measure.get(target.profile, ""),
+    )
+    return replace(plan, warnings=plan_warnings(rig, bought, rules, now))
+
+
+def plan_order(total: Decimal, rig: Rig, target: Target, rules: PlanRules) -> float:
+    """What plans are sorted by, lowest first: the price per unit of the profile's own measure
+    (``plan.toml`` [order]: training FP16 TFLOP/s, capacity GB, llm-inference GB/s), the
+    measure weighed by the host's topology for the profiles named there (training: NVLink and
+    a single PCIe root count). A plan with twice the compute for a fifth more money comes first.
+    """
+    name = rules.order_measure.get(target.profile)
+    measure = float(getattr(rig, name)) if name else 1.0
+    if target.profile in rules.topology_weighted:
+        host = rig.host
+        topology = host.topology if host.sku != WORKSTATION else "unknown"
+        measure *= load_profiles().topology_factor(topology)
+    return float(total) / measure if measure > 0 else float("inf")
+
+
+def select_plans(plans: Iterable[Plan], limit: int) -> list[Plan]:
+    """The ``limit`` plans to show, best first: the best host for each GPU model before a
+    second host for any of them, so the list compares GPUs the way the guides do."""
+    first: list[Plan] = []
+    rest: list[Plan] = []
+    for plan in sort_plans(plans):
+        seen = any(p.gpu_sku == plan.gpu_sku for p in first)
+        (rest if seen else first).append(plan)
+    return sort_plans([*first, *rest][:limit])
+
+
+def sort_plans(plans: Iterable[Plan]) -> list[Plan]:
+    """Best first: the order key, then the price, then fewer auctions, then the SKUs."""
+    return sorted(plans, key=lambda p: (p.order, p.total, p.auctions, p.host.sku, p.gpu_sku))
+
+
+def _per(total: Decimal, amount: float) -> Decimal | None:
+    if amount <= 0:
+        return None
+    return (total / Decimal(str(round(amount, 4)))).quantize(CENT)
+
+
+def _part_order(offer: Offer) -> tuple[Decimal, int]:
+    return offer.price, offer.listing_id
+
+
+def _host_part(host: Host) -> PlanPart:
+    if host.offer is None:
+        return PlanPart(role="host", sku=WORKSTATION, name=host.name, units=1, price=ZERO)
+    return _offer_part("host", host.sku, host.name, host.offer, included=host.included_units)
+
+
+def _gpu_part(offer: Offer, gpu: Sku) -> PlanPart:
+    return _offer_part("gpu", gpu.sku, gpu.name, offer)
+
+
+def _offer_part(role: str, sku: str, name: str, offer: Offer, *, included: int = 0) -> PlanPart:
+    """A part bought from one listing, with what the listing says of its price."""
+    return PlanPart(
+        role=role,
+        sku=sku,
+        name=name,
+        units=offer.units,
+        price=offer.price.quantize(CENT),
+        item_id=offer.item_id,
+        url=offer.url,
+        price_basis=offer.price_basis,
+        end_time=offer.end_time,
+        freight_estimated=offer.freight_estimated,
+        listing_id=offer.listing_id,
+        marketplace=offer.marketplace,
+        included=included,
+    )

@@ -1,0 +1,456 @@
+"""Map an eBay title to what it really is: a catalog SKU, its kind, how many, which GPUs ride along.
+
+One tokenizer pass and one phrase scan extract the features (model family, memory size, form
+factor, lot size, accessory and for-parts words); dict lookups then pick the SKU. Pure: no I/O
+after the Normalizer is built. Phrases live in ranking/catalog/aliases.toml and vocabulary.toml.
+An accessory comes back with ``sku`` None: it is not the SKU it fits, and is never ranked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING
+
+from core.models import Category, Included, Kind, Normalized
+from core.text import match_form
+from ranking.catalog import load_catalog
+from ranking.titles.features import Features, extract_features
+from ranking.titles.flags import load_signals
+from ranking.titles.lots import count_near, find_lot_cues
+from ranking.titles.parts import sells_a_part
+from ranking.titles.server_config import load_parts, parse_part, parse_server_config
+from ranking.titles.vocab import load_vocabulary
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ranking.catalog import Catalog, Sku
+    from ranking.titles.facts import TitleFacts
+    from ranking.titles.tokens import Match, Tokens
+    from ranking.titles.vocab import Family, Vocabulary
+
+# eBay category ids of whole computers: a listing there is never a loose card
+_COMPUTER_CATEGORIES = frozenset({"175672", "179", "111418"})
+_SUBJECTS = frozenset({"family", "not_carried"})
+# match kinds that cannot change what a title naming one card is
+_PLAIN = frozenset({"family", "unit", "form", "watt", "part"})
+FOUND, AMBIGUOUS, NOT_CARRIED = "found", "ambiguous", "not carried"
+Resolution = tuple[str | None, float, str]
+_MEMO_LIMIT = 4096
+
+
+class Normalizer:
+    """Normalizes titles against one catalog; build once, call ``normalize`` per title."""
+
+    def __init__(self, catalog: Catalog, vocabulary: Vocabulary | None = None) -> None:
+        self.catalog = catalog
+        self.vocabulary = vocabulary or load_vocabulary(catalog)
+        self._words = self.vocabulary.words
+        # _resolve is a pure function of a few features; titles repeat them endlessly
+        self._resolved: dict[tuple[object, ...], Resolution] = {}
+        self._last_facts: tuple[Tokens, TitleFacts] | None = None
+        self._gpu_families = frozenset(
+            name
+            for name, family in self.vocabulary.families.items()
+            if family.category is Category.GPU
+        )
+
+    def normalize(
+        self,
+        title: str,
+        *,
+        category_id: str | None = None,
+        specifics: Mapping[str, str] | None = None,
+    ) -> Normalized:
+        """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER.
+
+        A server or board also says what else it comes with (``config``); an accessory that
+        is a priced part (``parts.toml``) says which, and how many (``part``, ``quantity``).
+        """
+        f = extract_features(title, self.vocabulary, specifics)
+        if "family" in f.by_kind:
+            f = self._without_bare_numbers(f)
+        norm = self._classify(title, f, category_id, specifics)
+        if norm.category in (Category.SERVER, Category.BOARD):
+            host = self.catalog.get(norm.sku) if norm.sku else None
+            sxm = bool(norm.includes) and (host is None or host.takes_sxm)
+            config = parse_server_config(
+                title, sxm_gpus_included=sxm, specifics=specifics, facts=self._facts(f)
+            )
+            return replace(norm, config=config)
+        if norm.kind is Kind.ACCESSORY:
+            part = parse_part(title, load_parts().parts.values())
+            if part is not None:
+                return replace(norm, part=part, quantity=self._quantity(f))
+        return norm
+
+    def _classify(
+        self,
+        title: str,
+        f: Features,
+        category_id: str | None,
+        specifics: Mapping[str, str] | None,
+    ) -> Normalized:
+        by_kind = f.by_kind
+        if self._one_plain_card(f, category_id, specifics):
+            # the common case, one card and nothing else: skip the checks that cannot apply
+            family = self.vocabulary.families[by_kind["family"][0].value]
+            part = self.catalog.get(f.part) if f.part else None
+            sku, confidence, status = self._resolve(family, f, part)
+            if status == NOT_CARRIED:
+                return Normalized(title, None, None, Kind.OTHER, confidence=confidence)
+            quantity = self._quantity(f) if sku else 1
+            return Normalized(title, sku, Category.GPU, Kind.ITEM, quantity, (), confidence)
+        if category_id in _COMPUTER_CATEGORIES or ("other" in by_kind and self._other_phrase(f)):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.8)
+        subject = self._subject(f)
+        if "other.boxes" in by_kind and not (
+            subject and subject.kind == "family" and subject.value in self._gpu_families
+        ):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
+        if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and sells_a_part(
+            f,
+            subject.start if subject else len(f.tokens.words),
+            self._words,
+            lambda: self._facts(f).absent_tokens,
+        ):
+            return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
+        if subject is None:
+            part = self.catalog.get(f.part) if f.part else None
+            if part is None:
+                return Normalized(title, None, None, Kind.OTHER, confidence=0.7)
+            return self._gpu(title, f, specifics, [])
+        if subject.kind == "not_carried" and subject.value in ("gpu", "server"):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
+        if subject.kind == "family" and subject.value in self._gpu_families:
+            families = f.of("family")
+            hosts = [m for m in families if m.value not in self._gpu_families]
+            if (hosts or "server_words" in f.by_kind or "not_carried" in f.by_kind) and (
+                count_near(f.tokens, subject.start, subject.end) or 1
+            ) > 1:
+                if hosts:
+                    return self._host(title, f, specifics)
+                if self._is_server(f):
+                    return self._unknown_server(title, f, specifics)
+            return self._gpu(title, f, specifics, self._gpu_mentions(f, families))
+        return self._host(title, f, specifics)
+
+    # --- what the title is about ---------------------------------------------------------
+
+    def _facts(self, f: Features) -> TitleFacts:
+        """What the title states (``title_facts``), read once per title: the accessory rule,
+        the kind and a server's configuration all ask."""
+        last = self._last_facts
+        if last is not None and last[0] is f.tokens:
+            return last[1]
+        facts = self.vocabulary.facts.read_tokens(f.tokens)
+        self._last_facts = (f.tokens, facts)
+        return facts
+
+    def _without_bare_numbers(self, f: Features) -> Features:
+        """``f`` less the card models it names by a number alone ("3070") when nothing else in
+        the title says a card is meant: no maker, card word or product line (aliases.toml
+        [number_context]), no host it sits in, no part number, no memory size of that card
+        right after it. "Dell OptiPlex 3070 Micro" is an office PC, not an RTX 3070."""
+        words = f.tokens.words
+        families = f.by_kind["family"]
+        if (
+            f.part
+            or "server_words" in f.by_kind
+            or not self.vocabulary.number_context.isdisjoint(words)
+            or any(m.value not in self._gpu_families for m in families)
+        ):
+            return f
+        bare = [
+            m
+            for m in families
+            if all(w.isdigit() for w in words[m.start : m.end]) and not self._sized_after(f, m)
+        ]
+        if not bare:
+            return f
+        by_kind = dict(f.by_kind)
+        kept = [m for m in families if m not in bare]
+        if kept:
+            by_kind["family"] = kept
+        else:
+            del by_kind["family"]
+        matches = tuple(m for m in f.matches if m not in bare)
+        return f._replace(matches=matches, by_kind=by_kind)
+
+    def _sized_after(self, f: Features, m: Match) -> bool:
+        """A memory size of the family right after the model ("3090 24GB")."""
+        words = f.tokens.words
+        vrams = self.vocabulary.families[m.value].vrams
+        for u in f.of("unit"):
+            if m.end <= u.start - 1 <= m.end + 1 and words[u.start - 1].isdigit():
+                return float(words[u.start - 1]) in vrams
+        return False
+
+    def _one_plain_card(
+        self, f: Features, category_id: str | None, specifics: Mapping[str, str] | None
+    ) -> bool:
+        families = f.by_kind.get("family")
+        return (
+            families is not None
+            and len(families) == 1
+            and families[0].value in self._gpu_families
+            and _PLAIN.issuperset(f.by_kind)
+            and not specifics
+            and category_id not in _COMPUTER_CATEGORIES
+        )
+
+    def _subject(self, f: Features) -> Match | None:
+        """The first model named for itself (not after "for", "from", "like"...)."""
+        first = None
+        for m in f.matches:
+            if m.kind in _SUBJECTS:
+                if not self._compat_before(f, m.start):
+                    return m
+                first = first or m
+        return first
+
+    def _unknown_server(
+        self, title: str, f: Features, specifics: Mapping[str, str] | None
+    ) -> Normalized:
+        # a Supermicro 8-GPU box is one of the 4028GR/4029GP family; any other maker is not ours
+        if "supermicro" not in f.tokens.words:
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
+        kind = self._kind(f, specifics)
+        return Normalized(title, None, Category.SERVER, kind, 1, self._includes(f, None), 0.4)
+
+    def _gpu_mentions(self, f: Features, families: list[Match]) -> list[Match]:
+        gpus = [m for m in families if m.value in self._gpu_families]
+        if len(gpus) < 2:
+            return gpus
+        return [m for m in gpus if not self._compat_before(f, m.start)] or gpus
+
+    # --- GPUs -----------------------------------------------------------------------------
+
+    def _gpu(
+        self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[Match]
+    ) -> Normalized:
+        names = {m.value for m in gpus}
+        kind = self._kind(f, specifics, headless=names <= load_signals().headless)
+        part = self.catalog.get(f.part) if f.part else None
+        if len(names) > 1:
+            return Normalized(title, None, Category.GPU, kind, confidence=0.4)
+        sku: str | None
+        if not names and part is not None:
+            sku, confidence, status = part.sku, 0.75, FOUND
+        else:
+            sku, confidence, status = self._resolve(self.vocabulary.families[names.pop()], f, part)
+        if status == NOT_CARRIED:
+            return Normalized(title, None, None, Kind.OTHER, confidence=confidence)
+        quantity = self._quantity(f) if sku else 1
+        return Normalized(title, sku, Category.GPU, kind, quantity, (), confidence)
+
+    def _resolve(
+        self, family: Family, f: Features, part: Sku | None, host_form: str | None = None
+    ) -> Resolution:
+        """Pick the family member the title means, or say why none: not carried, or ambiguous."""
+        if family.simple and not (f.form or "").startswith("SXM"):
+            return family.skus[0].sku, 0.95, FOUND
+        if family.hinted:
+            return self._pick(family, f, part, host_form)
+        vram = next((v for v in f.vrams if v in family.vrams), None)
+        key = (family.name, f.form, vram, part.sku if part else None, host_form, f.watts)
+        found = self._resolved.get(key)
+        if found is None:
+            if len(self._resolved) > _MEMO_LIMIT:
+                self._resolved.clear()
+            found = self._resolved[key] = self._pick(family, f, part, host_form)
+        return found
+
+    def _pick(
+        self, family: Family, f: Features, part: Sku | None, host_form: str | None
+    ) -> Resolution:
+        if part is not None and part.family != family.name:
+            part = None
+        form = f.form or (part.form_factor if part else None) or host_form
+        if form == "SXM":
+            form = next((x for x in sorted(family.forms) if x.startswith("SXM")), "SXM")
+        vram = next((v for v in f.vrams if v in family.vrams), None)
+        if vram is None and part is not None:
+            vram = part.vram_gb
+        if form not in family.forms and (
+            form in family.other_forms or (form or "").startswith("SXM")
+        ):
+            return None, 0.7, NOT_CARRIED
+        if vram in family.other_vram or (vram is None and family.default_vram in family.other_vram):
+            return None, 0.7, NOT_CARRIED
+        skus = list(family.skus)
+        if form and len(family.forms) > 1:
+            skus = [s for s in skus if s.form_factor == form]
+        if vram is not None:
+            skus = [s for s in skus if s.vram_gb == vram] or skus
+        skus = _by_watts(_by_hints(skus, f), f)
+        if len(skus) > 1 and vram is None and family.default_vram is not None:
+            skus = [s for s in skus if s.vram_gb == family.default_vram] or skus
+        if len(skus) != 1:
+            return None, 0.5, AMBIGUOUS
+        return skus[0].sku, 0.95 if vram is not None or len(family.skus) == 1 else 0.85, FOUND
+
+    # --- servers and boards -----------------------------------------------------------------
+
+    def _host(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
+        sku = self._host_sku(f)
+        kind = self._kind(f, specifics)
+        if sku is None and not (self._is_server(f) or self._names_server(f)):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
+        includes = self._includes(f, sku) if kind is not Kind.OTHER else ()
+        if sku is None:
+            return Normalized(title, None, Category.SERVER, kind, 1, includes, 0.4)
+        quantity = self._quantity(f, host=True)
+        return Normalized(title, sku.sku, sku.category, kind, quantity, includes, 0.9)
+
+    def _host_sku(self, f: Features) -> Sku | None:
+        named = [m for m in f.of("family") if m.value not in self._gpu_families]
+        hosts = [m for m in named if not self._compat_before(f, m.start)] or named
+        systems = [m for m in hosts if self._category(m) is Category.SERVER]
+        boards = [m for m in hosts if self._category(m) is Category.BOARD]
+        board_named = not systems or (f.of("board_words") and not f.of("server_words"))
+        if boards and board_named and (systems or not self._is_server(f)):
+            return self._only_sku(boards[0], f)
+        if systems:
+            return self._only_sku(systems[0], f)
+        x9 = f.has("not_carried", "cpu_board_x9") or any(m.value == "x9drg-o-pcie" for m in boards)
+        return self._only_sku_of("4027gr") if x9 and self._is_server(f) else None
+
+    def _names_server(self, f: Features) -> bool:
+        """A server model we carry is named, even if the title does not say which variant."""
+        return any(self._category(m) is Category.SERVER for m in f.of("family"))
+
+    def _is_server(self, f: Features) -> bool:
+        words = f.tokens.words
+        pulls = self._words["server_words.trailing_negators"]
+        named = [
+            m for m in f.of("server_words") if not (m.end < len(words) and words[m.end] in pulls)
+        ] + [m for m in f.of("not_carried") if m.value == "ambiguous_server"]
+        return any(not self._compat_before(f, m.start) for m in named)
+
+    def _includes(self, f: Features, host: Sku | None) -> tuple[Included, ...]:
+        if f.of("barebones"):
+            return ()
+        host_form = host.gpu_form_factor if host else None
+        counts: dict[str, int] = {}
+        for m in f.of("family"):
+            if m.value not in self._gpu_families or self._compat_before(f, m.start, reach=2):
+                continue
+            sku, _, _ = self._resolve(self.vocabulary.families[m.value], f, None, host_form)
+            if sku is not None:
+                counts[sku] = counts.get(sku, 0) + (count_near(f.tokens, m.start, m.end) or 1)
+        return tuple(Included(sku, n) for sku, n in counts.items())
+
+    def _only_sku(self, match: Match, f: Features) -> Sku | None:
+        skus = self.vocabulary.families[match.value].skus
+        if len(skus) == 1:
+            return skus[0]
+        # one model sold as an SXM2 and a PCIe machine (Dell C4140): the title's GPUs tell
+        form = _socket(f.form) or self._included_socket(f)
+        fitting = [s for s in skus if _socket(s.gpu_form_factor) == form]
+        return fitting[0] if form and len(fitting) == 1 else None
+
+    def _included_socket(self, f: Features) -> str | None:
+        sockets = set()
+        for m in f.of("family"):
+            if m.value in self._gpu_families:
+                sku, _, _ = self._resolve(self.vocabulary.families[m.value], f, None)
+                sockets.add(_socket(self.catalog[sku].form_factor) if sku else None)
+        return sockets.pop() if len(sockets) == 1 else None
+
+    def _only_sku_of(self, family: str) -> Sku | None:
+        skus = self.vocabulary.families[family].skus
+        return skus[0] if len(skus) == 1 else None
+
+    # --- kind and quantity -------------------------------------------------------------------
+
+    def _kind(
+        self, f: Features, specifics: Mapping[str, str] | None, *, headless: bool = False
+    ) -> Kind:
+        """For parts when the title says so (``title_facts``: "broken", "für Teile", not "not
+        broken"). ``headless``: a card with no display output, for which "no video output" is
+        how it is made, not a fault."""
+        if "fault" in f.by_kind and self._facts(f).broken(headless=headless):
+            return Kind.FOR_PARTS
+        if not specifics:
+            return Kind.ITEM
+        condition = specifics.get("Condition", "") or specifics.get("condition", "")
+        return Kind.FOR_PARTS if "parts" in match_form(condition).lower() else Kind.ITEM
+
+    def _quantity(self, f: Features, *, host: bool = False) -> int:
+        if not host:
+            cues = find_lot_cues(f.tokens)
+            return cues[0][1] if cues else 1
+        # in a server title, "8x", "(8)" and "8 V100" count GPUs inside it, not servers sold
+        words = f.tokens.words
+        gpu_starts = {m.start for m in f.of("family") if m.value in self._gpu_families}
+        for position, count in find_lot_cues(f.tokens):
+            near_gpu = any(position < s <= position + 4 for s in gpu_starts)
+            if not (near_gpu or words[position] == "x" or words[position].isdigit()):
+                return count
+        return 1
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _category(self, match: Match) -> Category:
+        return self.vocabulary.families[match.value].category
+
+    def _compat_before(self, f: Features, start: int, reach: int = 3) -> bool:
+        compat = self._words["compat.phrases"]
+        return not compat.isdisjoint(f.tokens.words[max(0, start - reach) : start])
+
+    def _other_phrase(self, f: Features) -> bool:
+        words = f.tokens.words
+        negators = self._words["other.negators"]
+        trailing = self._words["other.trailing_negators"]
+        return any(
+            not any(w in negators for w in words[max(0, m.start - 2) : m.start])
+            and not any(w in trailing for w in words[m.end : m.end + 3])
+            for m in f.of("other")
+        )
+
+
+def _socket(form: str | None) -> str | None:
+    """What a GPU host's slots take: "SXM" for any SXM generation, "PCIe" for cards."""
+    if not form:
+        return None
+    return "SXM" if form.startswith("SXM") else "PCIe"
+
+
+def _by_hints(skus: list[Sku], f: Features) -> list[Sku]:
+    if len(skus) < 2:
+        return skus
+    marks = f.marks
+    hinted = [s for s in skus if marks.intersection(s.hints)]
+    return hinted or [s for s in skus if not s.hints] or skus
+
+
+def _by_watts(skus: list[Sku], f: Features) -> list[Sku]:
+    """An A100 title giving "250W" is the 40GB PCIe card; "400W" is the SXM4 module."""
+    if len(skus) < 2 or not f.watts:
+        return skus
+    return [s for s in skus if s.tdp_w in f.watts] or skus
+
+
+@cache
+def default_normalizer() -> Normalizer:
+    """The normalizer of the packaged catalog, built once per process."""
+    return Normalizer(load_catalog())
+
+
+@lru_cache(maxsize=8)
+def _normalizer_for(catalog: Catalog) -> Normalizer:
+    return Normalizer(catalog)
+
+
+def normalize_title(
+    title: str,
+    catalog: Catalog | None = None,
+    *,
+    category_id: str | None = None,
+    specifics: Mapping[str, str] | None = None,
+) -> Normalized:
+    """Normalize one title with the default catalog, or with ``catalog`` when given."""
+    normalizer = default_normalizer() if catalog is None else _normalizer_for(catalog)
+    return normalizer.normalize(title, category_id=category_id, specifics=specifics)

@@ -1,0 +1,126 @@
+"""Decide whether a title sells a part (heatsink, shroud, PSU, bracket) instead of the hardware.
+
+Part words are also how sellers describe what comes with a card or a server ("w/ 3D printed
+blower shroud", "1600W PSU", "includes 4x SXM2 heatsinks"); those do not make an accessory.
+Word lists live in ranking/catalog/vocabulary.toml ([accessory]).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from ranking.titles.features import Features
+    from ranking.titles.tokens import Match
+
+_FAN_WORDS = frozenset({"fan", "fans", "cooler"})
+_PSU_WORDS = frozenset({"psu", "psus", "powersupply", "powersupplies"})
+_REACH = 4  # how far back a negator ("with", "w/", "includes") still covers a part word
+
+
+def sells_a_part(
+    f: Features,
+    subject: int,
+    words: Mapping[str, frozenset[str]],
+    absent: Callable[[], frozenset[int]] = frozenset,
+) -> bool:
+    """A strong part word, or a weak one used as the head, that nothing marks as included
+    or as missing.
+
+    ``subject`` is the token index of the first model named for itself (the title's length
+    when there is none); ``absent`` gives the token indices of parts the title says are
+    missing (``ranking.titles.facts``: "heatsinks sold separately", "ohne Kühlkörper"), asked
+    only for a part word nothing else marks as included.
+    """
+    found = f.of("accessory.strong") + f.of("accessory.weak")
+    if not found:
+        return False
+    heads = words["accessory.heads"]
+    many_models = (
+        len({m.value for m in f.of("family")} | {m.value for m in f.of("not_carried")}) >= 3
+    )
+    covered = -2  # end of the last part word that was negated
+    for m in sorted(found, key=lambda m: m.start):
+        # "w/ 3D printed blower shroud": one negator covers the run of part words after it
+        if m.start - covered <= 1 or _negated(f, m, subject, words) or m.start in absent():
+            covered = m.end
+            continue
+        if m.kind == "accessory.strong" or m.start < subject or many_models:
+            return True
+        if any(w in heads for w in f.tokens.words[m.end : m.end + 2]):
+            return True
+    return False
+
+
+def _negated(f: Features, m: Match, subject: int, words: Mapping[str, frozenset[str]]) -> bool:
+    tokens, seps = f.tokens.words, f.tokens.seps
+    start = max(0, m.start - _REACH)
+    before = tokens[start : m.start]
+    if m.value in _FAN_WORDS and before and before[-1] in words["accessory.descriptors"]:
+        return True
+    negators = words["accessory.negators"]
+    # "2000W" is watts, not "w/"
+    if any(
+        w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)
+    ):
+        return True
+    if _joined(tokens, seps, m) or (m.start > subject and _added(tokens, seps, subject, m)):
+        return True
+    if m.end < len(tokens) and tokens[m.end] in words["accessory.trailing_negators"]:
+        return True
+    return m.start > subject and (_counted(f, m) or _psu_in_spec_line(f, m, subject))
+
+
+def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: Match) -> bool:
+    """ "V100 + heatsink", "card & shroud": the part rides along with the hardware."""
+    lo = max(0, m.start - 2)
+    around = [
+        sep
+        for k, sep in enumerate(seps[lo : m.start + 1], start=lo)
+        # "80+ Platinum PSU": a plus stuck to a number is a rating, not "and"
+        if not (sep.startswith("+") and k > 0 and tokens[k - 1].isdigit())
+    ] + list(seps[m.end : m.end + 1])
+    return any(c in sep for sep in around for c in "+&")
+
+
+def _added(tokens: tuple[str, ...], seps: tuple[str, ...], subject: int, m: Match) -> bool:
+    """ "T181-G20 w/ 4x V100 16GB SXM2 + OCP 12V power shelf": added to the model named first."""
+    return any(
+        ("+" in sep and not (sep.startswith("+") and tokens[k - 1].isdigit())) or "&" in sep
+        for k, sep in enumerate(seps[subject + 1 : m.start + 1], start=subject + 1)
+    )
+
+
+def _counted(f: Features, m: Match) -> bool:
+    """ "4x PSU", "2x 1600W 80+ PSU", "4x SXM2 heatsinks" after the model: a spec line."""
+    tokens, seps = f.tokens.words, f.tokens.seps
+    # power supplies come with their wattage in between: "2x 1600W 80+ PSU"
+    reach = 6 if m.value in _PSU_WORDS else 3
+    return any(
+        tokens[k] == "x"
+        and tokens[k - 1].isdigit()
+        and seps[k] == ""
+        and seps[k - 1] != ""
+        and not _dimension(tokens, k)
+        for k in range(max(1, m.start - reach), m.start)
+    )
+
+
+def _dimension(tokens: tuple[str, ...], x: int) -> bool:
+    """ "8x10 photo" is a print size; "2x 1600W PSU" is a count of 1600 W supplies."""
+    after = tokens[x + 1 : x + 3]
+    return bool(after) and after[0].isdigit() and after[1:] not in (("w",), ("watt",))
+
+
+def _psu_in_spec_line(f: Features, m: Match, subject: int) -> bool:
+    """ "ESC4000 G3 GPU Server 2x E5-2650 v3 64GB 1600W PSU": a server listing its parts.
+
+    A power supply sold alone names no memory size between the model and itself.
+    """
+    if m.value not in _PSU_WORDS or not f.of("watt"):
+        return False
+    server_word = any(s.start < m.start for s in f.of("server_words"))
+    memory = any(subject < u.start < m.start for u in f.of("unit"))
+    return server_word and memory

@@ -1,0 +1,48 @@
+"""The kept markets read back equal to the ones computed: cards, server chassis, the
+same-configuration sales and the parts' medians, amounts to the last digit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from core.models import Included, ServerConfig
+from core.settings import RankSettings
+from ranking.catalog import load_catalog
+from ranking.kept.market_cache import markets_from_json, markets_to_json
+from ranking.pricing import price_markets
+from ranking.rows import SoldRow
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+SKUS = {s.sku: s for s in load_catalog()}
+BAREBONE = ServerConfig(heatsinks="no", cpus=2, cpu_model="Silver 4114", ram_gb=64)
+
+
+def sale(sku: str, price: str, days: int, **kw: object) -> SoldRow:
+    day = (NOW - timedelta(days=days)).date()
+    return SoldRow(sku, 1, Decimal(price), "USD", day, Decimal("0"), False, "sold_page", **kw)  # type: ignore[arg-type]
+
+
+def test_markets_and_server_references_read_back_equal():
+    sales = [sale("nvidia-tesla-v100-sxm2-16gb", f"{120 + i}.33", i) for i in range(9)]
+    sales += [
+        sale("gigabyte-t181-g20", p, d, config=BAREBONE) for p, d in (("751.29", 2), ("815.29", 5))
+    ]
+    sales.append(
+        sale(
+            "gigabyte-t181-g20",
+            "2116.00",
+            3,
+            config=BAREBONE,
+            includes=(Included("nvidia-tesla-v100-sxm2-16gb", 4),),
+        )
+    )
+    sales.append(sale("sxm2-heatsink", "38.55", 4, kind="part"))
+    markets, servers = price_markets(sales, {}, SKUS, RankSettings(), NOW)
+
+    again, read = markets_from_json(markets_to_json(markets, servers), SKUS)
+
+    assert again == markets and "gigabyte-t181-g20" in again
+    assert servers.twins and read.twins == servers.twins and read.sold == servers.sold
+    assert read.valuer.markets == servers.valuer.markets
+    assert read.valuer.parts == servers.valuer.parts == {"sxm2-heatsink": Decimal("38.55")}

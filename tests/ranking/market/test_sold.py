@@ -1,0 +1,130 @@
+"""The market reference: a robust weighted median of recent sales, and how far to trust it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from core.settings import RankSettings
+from ranking.market.sold import sale_weight, score_market, weighted_median
+from tests.ranking.rows import NOW, sales, sold
+
+V100 = "nvidia-tesla-v100-sxm2-16gb"
+P40 = "nvidia-tesla-p40"
+RTX3090 = "nvidia-rtx-3090"
+SETTINGS = RankSettings()
+
+
+def market(rows, asking=None, settings=SETTINGS):
+    return score_market(rows, asking or {}, settings, now=NOW)
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"),
+    [
+        ([("100", "1"), ("200", "1")], "150"),
+        ([("100", "1"), ("200", "1"), ("900", "1")], "200"),
+        ([("100", "1"), ("200", "0.5"), ("300", "0.5")], "150"),
+        ([("100", "0.25"), ("200", "1"), ("300", "1")], "200"),
+        ([], None),
+    ],
+)
+def test_weighted_median_is_the_ordinary_median_with_equal_weights(points, expected):
+    got = weighted_median((Decimal(p), Decimal(w)) for p, w in points)
+    assert got == (None if expected is None else Decimal(expected))
+
+
+@pytest.mark.parametrize(
+    ("best_offer", "source", "weight"),
+    [(False, "page", "1"), (True, "page", "0.5"), (False, "presumed", "0.5"),
+     (True, "presumed", "0.25")],
+)  # fmt: skip
+def test_upper_bound_and_presumed_sales_weigh_less(best_offer, source, weight):
+    assert sale_weight(best_offer_accepted=best_offer, source=source) == Decimal(weight)
+
+
+def test_the_reference_is_the_median_landed_unit_price_of_sales_in_the_window():
+    rows = [
+        sold(V100, "180", shipping="10"),
+        sold(V100, "195", shipping="6"),
+        sold(V100, "201"),
+        sold(V100, "230"),
+        sold(V100, "250", shipping="15"),
+        sold(V100, "999", days_ago=45),  # outside the 30-day window
+        sold(V100, "400", quantity=2),  # a lot of 2: 200 each
+    ]
+
+    ref = market(rows)[V100]
+
+    assert (ref.median, ref.count, ref.source) == (Decimal("201.00"), 6, "sold")
+    assert ref.q1 <= ref.median <= ref.q3
+
+
+def test_a_few_sales_far_above_the_rest_do_not_lift_the_reference():
+    # The guides' RTX 3090: most sell near $700; three "new sealed" sales at $1,000+.
+    rows = sales(RTX3090, "660", "680", "690", "700", "705", "720", "730", "745", "760", "780")
+    rows += sales(RTX3090, "1020", "1050", "1100")
+
+    ref = market(rows)[RTX3090]
+
+    assert ref.outliers == 3
+    assert Decimal(700) <= ref.median <= Decimal(730)
+    assert ref.evidence == "strong"
+
+
+def test_best_offer_sales_count_half_and_are_counted():
+    rows = sales(V100, "200", "210", "220") + sales(V100, "260", "270", best_offer_accepted=True)
+
+    ref = market(rows)[V100]
+
+    # unweighted the median would be 220; the two upper bounds count half each
+    assert ref.median == Decimal("215.00")
+    assert (ref.count, ref.upper_bound_count, ref.presumed_count) == (5, 2, 0)
+
+
+@pytest.mark.parametrize(
+    ("prices", "evidence"),
+    [
+        (["190", "195", "200", "205", "210", "212", "215", "220"], "strong"),  # 8 close sales
+        (["190", "200", "210"], "thin"),  # 3 sales
+        (["190", "200", "210", "215", "220", "230", "240"], "thin"),  # 7 sales
+        (["100", "110", "120", "200", "210", "220", "330", "340"], "thin"),  # 8, spread too wide
+    ],
+    ids=["eight-close-sales", "three-sales", "seven-sales", "eight-spread-sales"],
+)
+def test_the_evidence_tier_follows_the_number_of_sales_and_their_spread(prices, evidence):
+    assert market(sales(V100, *prices))[V100].evidence == evidence
+
+
+def test_too_few_sales_fall_back_to_asking_prices_marked_as_such():
+    rows = sales(P40, "150", "160")
+    asking = {P40: [Decimal("180"), Decimal("200"), Decimal("220")]}
+
+    ref = market(rows, asking)[P40]
+
+    assert (ref.median, ref.count, ref.source, ref.evidence) == (
+        Decimal("200.00"), 3, "asking", "asking",
+    )  # fmt: skip
+    assert ref.weight < market(sales(P40, "190", "200", "210"))[P40].weight
+
+
+def test_with_neither_sales_nor_asking_prices_there_is_no_reference():
+    assert market(sales(P40, "150", "160"), {P40: [Decimal("180")]}) == {}
+
+
+def test_foreign_sales_are_converted_and_unknown_currencies_left_out():
+    rows = [*sales(P40, "100", "110", "120", currency="EUR"), sold(P40, "5", currency="JPY")]
+    settings = RankSettings(fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")})
+
+    ref = market(rows, settings=settings)[P40]
+
+    assert (ref.median, ref.count) == (Decimal("121.00"), 3)
+
+
+def test_the_window_is_counted_back_from_now():
+    rows = [*sales(P40, "150", "155", "160", days_ago=29), sold(P40, "900", days_ago=31)]
+
+    ref = market(rows)[P40]
+
+    assert (ref.median, ref.count) == (Decimal("155.00"), 3)
