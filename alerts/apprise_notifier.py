@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from alerts.render_apprise import AppriseMessage, render_digest, render_instant
 from alerts.render_email import render_plain
+from alerts.settings import batches_for
 from core.errors import AlertError
 from core.retry import RetryPolicy, Transient, call_with_retries, policy_for
 from core.secrets import redact
@@ -57,11 +58,7 @@ class AppriseNotifier:
 
     def batches(self, deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
         """A digest channel sends all of a run's deals as one message; instant, one each."""
-        if not deals:
-            return []
-        if self._channel.mode == "digest":
-            return [tuple(deals)]
-        return [(deal,) for deal in deals]
+        return batches_for(self._channel.mode, deals)
 
     def render(self, deals: Sequence[Deal], *, note: str | None = None) -> list[AppriseMessage]:
         """The messages ``send`` delivers for ``deals``."""

@@ -1,6 +1,6 @@
 """Send deals by email over SMTP: STARTTLS, implicit TLS (``ssl``) or plain (``none``).
 
-One message per run in ``digest`` mode, one per deal in ``immediate`` mode. The password
+One message per run in ``digest`` mode, one per deal in ``instant`` mode. The password
 comes only from the ``SmtpChannel`` (read from the environment at the CLI edge) and is
 never logged nor put in an error message. A server that hangs up, times out or answers a
 temporary (4xx) reply is retried under the ``smtp`` policy of ``core.retry``; messages
@@ -17,6 +17,7 @@ from email.utils import make_msgid, parseaddr
 from typing import TYPE_CHECKING
 
 from alerts.render_email import render_email_digest, render_plain, render_subject
+from alerts.settings import MODES, batches_for
 from core.deadline import Watchdog
 from core.errors import AlertError
 from core.retry import RetryPolicy, Transient, call_with_retries, policy_for
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from core.models import Deal
 
 SECURITY_MODES = ("starttls", "ssl", "none")
-MODES = ("digest", "immediate")
 
 
 def new_smtp(channel: SmtpChannel, context: ssl.SSLContext) -> smtplib.SMTP:
@@ -69,7 +69,7 @@ class EmailNotifier:
             )
         if channel.mode not in MODES:
             raise AlertError(
-                f"mode must be digest or immediate, not {channel.mode!r}", channel=channel.name
+                f"mode must be {' or '.join(MODES)}, not {channel.mode!r}", channel=channel.name
             )
         self.name = channel.name
         self._channel = channel
@@ -84,12 +84,8 @@ class EmailNotifier:
         return f"EmailNotifier(name={self.name!r}, host={self._channel.host!r})"
 
     def batches(self, deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
-        """One message for all deals (digest) or one per deal (immediate)."""
-        if not deals:
-            return []
-        if self._channel.mode == "immediate":
-            return [(deal,) for deal in deals]
-        return [tuple(deals)]
+        """One message for all deals (digest) or one per deal (instant)."""
+        return batches_for(self._channel.mode, deals)
 
     def render(self, deals: Sequence[Deal], *, note: str | None = None) -> list[EmailMessage]:
         """The messages ``send`` delivers for ``deals``; ``note`` heads each subject."""

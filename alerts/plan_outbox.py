@@ -11,13 +11,13 @@ from decimal import ROUND_HALF_UP
 from typing import TYPE_CHECKING
 
 from alerts.format import RIG
-from alerts.outbox import CENT, render_snapshot
+from alerts.outbox import CENT
 from core import fmt
+from core.deal_json import deal_to_json
 from core.models import BuyingFormat, Category, Deal
 from db.models import AlertRow
-from db.outbox import OPEN, PENDING, PLAN_RULE, SENT, load_latest_plan_alert
-from ranking.plan.explain import summary
-from ranking.plan.render import render_bom_line, render_plan_figures
+from db.outbox import OPEN, PENDING, PLAN, SENT, load_latest_plan_alert
+from ranking.plan import render_bom_line, render_plan_figures, summary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-    from ranking.plan.search import Plan, PlanPart
+    from ranking.plan import Plan, PlanPart
 
 
 def save_pending_plan_alert(
@@ -39,7 +39,7 @@ def save_pending_plan_alert(
 ) -> int:
     """Enqueue ``plan`` (the best rig for the saved plan ``name``) on each channel where it is
     cheaper than the rig last sent; refresh an unsent row instead. Returns rows added."""
-    rule = f"{PLAN_RULE}{name}"[:100]
+    rule = name[:100]
     total = plan.total.quantize(CENT, ROUND_HALF_UP)
     anchor = next((p.listing_id for p in plan.parts if p.listing_id is not None), None)
     if anchor is None:
@@ -55,14 +55,16 @@ def save_pending_plan_alert(
                 and total >= last.landed_unit_price
             ):
                 continue
-            row = AlertRow(channel=channel, status=PENDING, attempts=0, rule=rule, created_at=now)
+            row = AlertRow(
+                channel=channel, status=PENDING, attempts=0, rule=rule, kind=PLAN, created_at=now
+            )
             session.add(row)
             added += 1
         row.listing_id = anchor
         row.landed_unit_price = total
         row.currency = plan.currency
         row.run_id = run_id
-        row.payload = render_snapshot(render_plan_deal(name, plan, now, anchor))
+        row.payload = deal_to_json(render_plan_deal(name, plan, now, anchor))
     session.flush()
     return added
 

@@ -23,7 +23,7 @@ from alerts.format import (
     safe_url,
 )
 from core import fmt
-from ranking.titles.flags import short_label
+from ranking.titles import short_label
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -11,12 +11,25 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from datetime import timedelta
 
     from alerts.quiet import QuietHours
+    from core.models import Deal
 
 DEFAULT_WEBHOOK_ENV = "RIGSCOUT_DISCORD_WEBHOOK"
+# How a channel that has a mode batches a run's deals: a message per deal, or one per run.
+MODES = ("instant", "digest")
+OLD_MODES = {"immediate": "instant"}  # email's word for "instant" until 2026-11
+
+
+def batches_for(mode: str, deals: Sequence[Deal]) -> list[tuple[Deal, ...]]:
+    """The deals of each message in ``mode`` (``MODES``)."""
+    if not deals:
+        return []
+    if mode == "digest":
+        return [tuple(deals)]
+    return [(deal,) for deal in deals]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +42,7 @@ class SmtpChannel:
     security: str = "starttls"  # "starttls", "ssl" or "none"
     username: str | None = None
     password: str | None = field(default=None, repr=False)
-    mode: str = "digest"  # "digest" (one mail per run) or "immediate" (one mail per deal)
+    mode: str = "digest"  # MODES: one mail per run (the default) or one per deal
     timeout: float = 30.0
     quiet_hours: QuietHours | None = None
 
@@ -59,7 +72,7 @@ class AppriseChannel:
     name: str
     urls: tuple[str, ...] = field(repr=False)
     urls_env: tuple[str, ...]
-    mode: str = "instant"  # "instant" (a message per deal) or "digest" (one per run)
+    mode: str = "instant"  # MODES: a message per deal (the default) or one per run
     timeout: float = 30.0
     quiet_hours: QuietHours | None = None
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ranking.titles.normalize import normalize_title
-from tests.conftest import FIXTURES
-from tests.support.accuracy import load_labeled, score_accuracy
+from bench import FIXTURES
+from bench.accuracy import load_labeled, score_accuracy
+from ranking.titles import normalize_title
 
 SETS = {
     "development": FIXTURES / "normalizer" / "labeled_titles.tsv",

@@ -27,15 +27,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ranking.market.auction import PRIOR, fit_auction_model
-from tests.support.auction_bids import parse_bid_histories, snapshots_of
-from tests.support.auction_prior import render_prior
+from bench.auction_bids import parse_bid_histories, snapshots_of
+from bench.auction_prior import render_prior
+from ranking.market import PRIOR, fit_auction_model
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ranking.market.auction import AuctionModel, AuctionSnapshot
-    from tests.support.auction_bids import BidHistory
+    from bench.auction_bids import BidHistory
+    from ranking.market import AuctionModel, AuctionSnapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 HISTORIES = ROOT.parent / "shared" / "ebay-samples" / "datasets" / "auction_bid_histories_2003.csv"
@@ -69,7 +69,7 @@ def rebuilt_matches(histories: Sequence[BidHistory]) -> str:
 
 
 def _final_seen(history: BidHistory) -> Decimal:
-    from tests.support.auction_bids import visible_price
+    from bench.auction_bids import visible_price
 
     return visible_price(history, history.duration)[0]
 

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from core.models import SavedSearch
+from rigscout.cli.scheduler import FAST_LANE_TICK_MINUTES
 from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
-from rigscout.jobs.scheduler import FAST_LANE_TICK_MINUTES
 from scraper.urls import RESULTS_PER_PAGE
 
 # New listings a day per starter search (busy consumer cards, quiet server chassis).

@@ -18,9 +18,9 @@ import tomllib
 from itertools import cycle, islice
 from pathlib import Path
 
+from bench.accuracy import load_labeled, score_accuracy
 from ranking.catalog import CATALOG_DIR, load_catalog
-from ranking.titles.normalize import Normalizer
-from tests.support.accuracy import load_labeled, score_accuracy
+from ranking.titles import Normalizer
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_TITLES = ROOT.parent / "shared" / "ebay-samples" / "datasets" / "titles_real.tsv"

@@ -3,7 +3,7 @@
 Synthetic listings of every catalog GPU and server (lots of 1-8, a sixth of them running
 auctions, some servers sold with GPUs) at prices around realistic levels. Times
 ``ranking.plan.plan_rigs`` (best of 3) for a few targets on all of them, then runs the planner
-and ``tests.support.plan_exhaustive.plan_rigs_exhaustive`` (every host with every set of GPU
+and ``bench.plan_exhaustive.plan_rigs_exhaustive`` (every host with every set of GPU
 listings) on a small case and reports whether their plans are equal.
 
     .venv/bin/python -m bench plan
@@ -17,11 +17,10 @@ import time
 from decimal import Decimal
 from typing import Any
 
+from bench.plan_exhaustive import plan_rigs_exhaustive
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
-from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import Offer, Target, plan_rigs
-from tests.support.plan_exhaustive import plan_rigs_exhaustive
+from ranking.plan import Offer, Target, load_plan_rules, plan_rigs
 
 TARGETS = {
     "vram 64": Target(vram_gb=64),

@@ -550,11 +550,11 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
     from ranking.rank import rank_rows
     from ranking.records import RankFilters
     from ranking.rows import ActiveRow, SoldRow
-    from rigscout.jobs.deals import load_auction_model
+    from rigscout.jobs.deals import current_auction_model
 
     engine = create_engine(settings.database_url)
     with Session(engine) as session:  # the same kept auction model: only the loading differs
-        model = load_auction_model(session, settings.rank, now=now)
+        model = current_auction_model(session, settings.rank, now=now)
     rank = settings.rank
     since = (now.date() - timedelta(days=rank.window_days)).isoformat()
     longer = (now.date() - timedelta(days=max(rank.window_days, rank.pool_window_days))).isoformat()
@@ -654,20 +654,20 @@ def kept_equals_recomputed(config: Path) -> bool:
     from sqlalchemy.orm import Session
 
     from ranking.records import RankFilters
-    from rigscout.cli.deal_view import load_skus
+    from ranking.titles import user_skus
     from rigscout.config.load import load_settings
-    from rigscout.jobs.deals import load_rankings
+    from rigscout.jobs.deals import rank_stored_many
 
     settings = load_settings(config, {})
-    skus = load_skus()
+    skus = user_skus()
     now = datetime.now(UTC)
     filters = [RankFilters(limit=LIMIT), RankFilters(profile="training", limit=LIMIT)]
     filters.append(RankFilters(category="server", limit=LIMIT))
     engine = create_engine(settings.database_url)
     with Session(engine) as session:
-        kept = load_rankings(session, skus, settings.rank, now=now, filters=filters)
+        kept = rank_stored_many(session, skus, settings.rank, now=now, filters=filters)
     with Session(engine) as session:
-        full = load_rankings(session, skus, settings.rank, now=now, filters=filters, kept=False)
+        full = rank_stored_many(session, skus, settings.rank, now=now, filters=filters, kept=False)
     return kept == full
 
 

@@ -35,10 +35,10 @@ from sqlalchemy.orm import Session
 
 from bench.bench_rank import CONFIG, NOW, _database, _fill, _time
 from db.migrate import upgrade
+from ranking.titles import user_skus
 from rigscout.config.load import load_settings
-from rigscout.jobs.daily import load_skus
 from rigscout.outputs.charts import render_history_chart as matplotlib_history
-from rigscout.outputs.report.load import load_report_data
+from rigscout.outputs.report.load import build_report_data
 from rigscout.outputs.report.page import render_histories
 
 MB = 1024 * 1024
@@ -105,7 +105,7 @@ def _charts(config: Path) -> dict[str, Any]:
     settings = load_settings(config, {})
     engine = create_engine(settings.database_url)
     with Session(engine) as session:
-        data = load_report_data(session, load_skus(), settings.rank, settings.report, now=NOW)
+        data = build_report_data(session, user_skus(), settings.rank, settings.report, now=NOW)
     engine.dispose()
     today = NOW.date()
     started = time.perf_counter()

@@ -9,11 +9,11 @@ import time
 
 import httpx
 
+from bench import SAMPLES
 from core.models import Mode, SavedSearch
 from core.settings import CollectorSettings
 from scraper.collect import collect_search, web_page_source
 from scraper.http import PoliteFetcher
-from tests.conftest import SAMPLES
 from tests.support.fake_ebay import FakeEbay
 from tests.support.memory_store import MemoryStore
 

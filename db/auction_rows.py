@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from core.models import BuyingFormat
 from db.models import ListingRow, ObservationRow, SaleRow
 from db.rank_rows import SOLD_COLUMNS, sold_row
-from ranking.market.auction_watch import BidSeen, WatchedAuction
+from ranking.market import BidSeen, WatchedAuction
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
-from sqlalchemy.orm import Session, sessionmaker
 
 from core.errors import StoreError
 
@@ -46,11 +45,6 @@ def open_engine(url: str) -> Engine:
             f"Cannot open database {describe_url(parsed)}: {_reason(exc, parsed)}."
         ) from exc
     return engine
-
-
-def session_factory(engine: Engine) -> sessionmaker[Session]:
-    """Sessions on ``engine``; objects stay readable after commit (``expire_on_commit=False``)."""
-    return sessionmaker(engine, expire_on_commit=False)
 
 
 def describe_url(url: URL | str) -> str:

@@ -183,7 +183,9 @@ class AlertRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     listing_id: Mapped[int] = mapped_column(ForeignKey("listings.id", ondelete="CASCADE"))
     channel: Mapped[str] = mapped_column(String(64))
-    rule: Mapped[str | None] = mapped_column(String(100))
+    rule: Mapped[str | None] = mapped_column(String(100))  # the rule's, or the saved plan's name
+    # "deal": a listing a rule matched; "plan": a saved plan's best rig (``alerts/plan_outbox.py``)
+    kind: Mapped[str] = mapped_column(String(8), default="deal", server_default="deal")
     landed_unit_price: Mapped[Decimal] = mapped_column(Money)
     currency: Mapped[str] = mapped_column(String(3))
     status: Mapped[str] = mapped_column(String(16), default="pending")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, select
 
 from core.secrets import redact
 from db.models import AlertRow, ListingRow
@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 OPEN = (PENDING, SENDING)
 ERROR_LIMIT = 2000
-PLAN_RULE = "plan:"  # saved-plan alerts (alerts/plan_outbox.py) share the outbox, not its dedupe
+# What a row alerts about (``AlertRow.kind``): saved-plan alerts (alerts/plan_outbox.py) share
+# the outbox, not the deals' once-per-listing rule.
+DEAL, PLAN = "deal", "plan"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +40,7 @@ def load_open_alert(session: Session, listing_id: int, channel: str) -> AlertRow
     query = select(AlertRow).where(
         AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status.in_(OPEN)
     )
-    query = query.where(or_(AlertRow.rule.is_(None), ~AlertRow.rule.startswith(PLAN_RULE)))
+    query = query.where(AlertRow.kind == DEAL)
     return session.scalars(query.order_by(AlertRow.id).limit(1)).first()
 
 
@@ -47,7 +49,7 @@ def load_last_sent(session: Session, listing_id: int, channel: str) -> AlertRow 
     query = select(AlertRow).where(
         AlertRow.listing_id == listing_id, AlertRow.channel == channel, AlertRow.status == SENT
     )
-    query = query.where(or_(AlertRow.rule.is_(None), ~AlertRow.rule.startswith(PLAN_RULE)))
+    query = query.where(AlertRow.kind == DEAL)
     return session.scalars(query.order_by(AlertRow.sent_at.desc(), AlertRow.id.desc())).first()
 
 
@@ -105,11 +107,14 @@ def save_released(session: Session, rows: Sequence[AlertRow], error: str) -> Non
 
 
 def load_latest_plan_alert(
-    session: Session, rule: str, channel: str, statuses: Sequence[str]
+    session: Session, name: str, channel: str, statuses: Sequence[str]
 ) -> AlertRow | None:
-    """The newest row of saved plan ``rule`` on ``channel`` in one of ``statuses``."""
+    """The newest row of the saved plan ``name`` on ``channel`` in one of ``statuses``."""
     query = select(AlertRow).where(
-        AlertRow.rule == rule, AlertRow.channel == channel, AlertRow.status.in_(statuses)
+        AlertRow.kind == PLAN,
+        AlertRow.rule == name,
+        AlertRow.channel == channel,
+        AlertRow.status.in_(statuses),
     )
     return session.scalars(query.order_by(AlertRow.id.desc()).limit(1)).first()
 

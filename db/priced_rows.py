@@ -24,7 +24,7 @@ from db.dialect import upsert_insert
 from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
-from ranking.kept.shortlist import PricedColumns
+from ranking.kept import PricedColumns
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Sequence

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select
 
 from db.models import ListingRow, ObservationRow
-from ranking.titles.unmatched import UnmatchedListing
+from ranking.titles import UnmatchedListing
 
 if TYPE_CHECKING:
     from datetime import datetime

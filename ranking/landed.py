@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
-from ranking.titles.origin import ship_origin
+from ranking.titles import ship_origin
 
 if TYPE_CHECKING:
     from core.settings import RankSettings
@@ -77,9 +77,9 @@ def landed_with_freight(
     shipping: Decimal | None,
     quantity: int,
     currency: str,
+    *,
     category: str,
     settings: RankSettings,
-    *,
     marketplace: str,
     location: str | None,
 ) -> Landed | None:

@@ -16,13 +16,20 @@ from typing import TYPE_CHECKING
 
 from core.models import BuyingFormat, Category, Kind
 from ranking.landed import landed_unit_price, landed_with_freight
-from ranking.market.auction import bucket_until, predict_final
-from ranking.market.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
-from ranking.market.servers import ServerReferences, server_references
-from ranking.market.sold import score_market
+from ranking.market import (
+    ServerReferences,
+    bucket_until,
+    load_scam_rules,
+    nearest_sibling_market,
+    new_accounts,
+    predict_final,
+    scam_reason,
+    score_market,
+    server_references,
+)
 from ranking.profiles import load_profiles
 from ranking.records import Priced, PricedRows
-from ranking.titles.flags import flag_listing, load_signals
+from ranking.titles import flag_listing, load_signals
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
@@ -34,12 +41,10 @@ if TYPE_CHECKING:
     from ranking.catalog import Sku
     from ranking.ignores import Ignores
     from ranking.landed import Landed
-    from ranking.market.auction import AuctionPrediction
-    from ranking.market.servers import Reference
-    from ranking.market.sold import Market
+    from ranking.market import AuctionPrediction, Market, Reference
     from ranking.records import AuctionPredictor, RankFilters
     from ranking.rows import ActiveRow, SoldRow
-    from ranking.titles.flags import Signals
+    from ranking.titles import Signals
 
 AUCTION = BuyingFormat.AUCTION.value  # enum member access is slow in the per-listing loops
 ITEM, PARTS = Kind.ITEM.value, (Kind.ACCESSORY.value, Kind.FOR_PARTS.value)
@@ -174,7 +179,7 @@ class Pricer:
             min_seller_feedback=settings.min_seller_feedback,
             min_seller_positive_pct=settings.min_seller_positive_pct,
         )
-        check, flags = self._checked(row, sku, price, discount, basis, flags)
+        check, flags = self._checked(row, sku, price, discount, basis=basis, flags=flags)
         return Priced(
             row=row,
             sku=sku,
@@ -237,6 +242,7 @@ class Pricer:
         sku: Sku,
         price: Decimal,
         discount: float | None,
+        *,
         basis: _Basis,
         flags: tuple[Flag, ...],
     ) -> tuple[str | None, tuple[Flag, ...]]:
@@ -389,8 +395,8 @@ def _landed(row: ActiveRow, skus: Mapping[str, Sku], settings: RankSettings) -> 
         row.shipping,
         row.quantity,
         row.currency,
-        category,
-        settings,
+        category=category,
+        settings=settings,
         marketplace=row.marketplace,
         location=row.location,
     )

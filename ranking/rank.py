@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
 from core.models import BuyingFormat, Category, Deal
-from ranking.market.auction import predict_final
+from ranking.market import predict_final
 from ranking.pricing import AUCTION, eligible_skus, price_rows
 from ranking.profiles import load_profiles
 from ranking.records import RankFilters, Ranking, Scored
@@ -112,7 +112,7 @@ def rank_priced(
         deals=tuple(deal(i, s) for i, s in enumerate(_top(views[False], limit))),
         flagged=tuple(_deal(s, primary, settings, now) for s in _top(views[True], explained)),
         parts=tuple(
-            _part(row, price, skus[str(row.sku)], values, settings, now)
+            _part(row, price, skus[str(row.sku)], values, settings=settings, now=now)
             for price, _, row in heapq.nsmallest(explained, wanted_parts)
         ),
         skipped={k: v for k, v in skipped.items() if v},
@@ -250,6 +250,7 @@ def _part(
     price: Decimal,
     sku: Sku,
     values: Mapping[str, SkuValue],
+    *,
     settings: RankSettings,
     now: datetime,
 ) -> Deal:

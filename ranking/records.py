@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 
     from core.models import Category, Deal, Flag
     from ranking.catalog import Sku
-    from ranking.market.auction import AuctionPrediction
-    from ranking.market.servers import Reference
-    from ranking.market.sold import Market
+    from ranking.market import AuctionPrediction, Market, Reference
     from ranking.rows import ActiveRow
     from ranking.value import SkuValue
 

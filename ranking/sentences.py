@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.market.sold import Market
+    from ranking.market import Market
     from ranking.records import Priced, Scored
     from ranking.rows import ActiveRow
 

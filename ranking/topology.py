@@ -9,7 +9,7 @@ import re
 from functools import cache
 
 from core.text import match_form
-from ranking.titles.flags import flags_file
+from ranking.titles import flags_file
 
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 

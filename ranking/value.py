@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from ranking.catalog import Sku
     from ranking.profiles import Profile, Profiles
 
-UNIT_LABELS = {"compute": "TFLOP/s", "bandwidth": "GB/s", "vram": "GB VRAM", "slots": "GPU slot"}
-
 
 @dataclass(frozen=True, slots=True)
 class SkuValue:

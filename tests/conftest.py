@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "fixtures"
-SHARED = Path(os.environ.get("RIGSCOUT_SHARED", ROOT.parent / "shared"))
-SAMPLES = SHARED / "ebay-samples"
+from bench import FIXTURES, SAMPLES
 
-pytest_plugins = ["tests.db_fixtures"]
+pytest_plugins = ["tests.support.db"]
 
 
 def load_sample(*parts: str) -> str:

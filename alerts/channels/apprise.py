@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BeforeValidator
 
-from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators
+from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators, Mode
 from alerts.settings import AppriseChannel
 from core.config_types import EnvName, PositiveFloat, one_or_many
 from core.settings import build_settings
@@ -30,7 +30,7 @@ _ADDRESS = re.compile(r"[\w-]+(\.[\w-]+)+(:\d+)?")  # a host name or IP, maybe w
 class AppriseChannelSection(ChannelSectionBase):
     type: Literal["apprise"]
     urls_env: Annotated[list[EnvName], BeforeValidator(one_or_many)]
-    mode: Literal["instant", "digest"] | None = None
+    mode: Mode | None = None
     timeout: PositiveFloat | None = None
 
 

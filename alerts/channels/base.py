@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Generic, Literal, TypeVar
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BeforeValidator
 
 from alerts.quiet import parse_quiet_hours
+from alerts.settings import OLD_MODES
 from core.config_types import Section
 
 if TYPE_CHECKING:
@@ -20,6 +22,20 @@ if TYPE_CHECKING:
 
 C = TypeVar("C")
 S = TypeVar("S")
+log = logging.getLogger(__name__)
+
+
+def _mode(value: object) -> object:
+    """A mode in today's words; an old word is read, with a line saying what to write."""
+    if isinstance(value, str) and value in OLD_MODES:
+        new = OLD_MODES[value]
+        log.warning('alert channel mode "%s" is deprecated: write mode = "%s"', value, new)
+        return new
+    return value
+
+
+# How a channel batches a run's deals (``alerts.settings.MODES``), old words accepted.
+Mode = Annotated[Literal["instant", "digest"], BeforeValidator(_mode)]
 
 
 def _quiet_hours(text: str) -> str:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators
+from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators, Mode
 from alerts.settings import SmtpChannel
 from core.config_types import EnvName, Names, PositiveFloat
 from core.settings import build_settings
@@ -29,7 +29,7 @@ class EmailChannelSection(ChannelSectionBase):
     to: Annotated[Names, Field(min_length=1)]
     username_env: EnvName | None = None
     password_env: EnvName | None = None
-    mode: Literal["digest", "immediate"] | None = None
+    mode: Mode | None = None
     timeout: PositiveFloat | None = None
 
 

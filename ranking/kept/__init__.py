@@ -1,1 +1,19 @@
+"""The kept ranking: the priced listings' score inputs and the shortlist read from them, the
+digests that say when a kept price is stale, and the markets cached as JSON.
 
+The floors above use the wing through these names alone.
+"""
+
+from ranking.kept.digest import MarketDigests, pricing_basis
+from ranking.kept.market_cache import markets_from_json, markets_to_json
+from ranking.kept.shortlist import PricedColumns, pack_inputs, shortlist
+
+__all__ = [
+    "MarketDigests",
+    "PricedColumns",
+    "markets_from_json",
+    "markets_to_json",
+    "pack_inputs",
+    "pricing_basis",
+    "shortlist",
+]

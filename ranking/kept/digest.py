@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from core.settings import RankSettings
     from ranking.catalog import Sku
     from ranking.ignores import Ignores
-    from ranking.market.servers import ServerReferences
-    from ranking.market.sold import Market
+    from ranking.market import Market, ServerReferences
 
 # The packages whose code and data files decide a listing's price.
 RULE_PACKAGES = ("ranking", "core")

@@ -13,9 +13,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from core.models import ServerConfig
-from ranking.market.servers import ServerReferences, Valuer
-from ranking.market.sold import Market, SalePoint
-from ranking.titles.server_config import load_parts
+from ranking.market import Market, SalePoint, ServerReferences, Valuer
+from ranking.titles import load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -210,15 +210,7 @@ def shortlist(
     ``over_max_price``: which listings cost more than ``filters.max_price`` (compared exactly
     by the caller: the float column only approximates the Decimal price).
     """
-    codes = columns.skus
-    eligible_code = np.array([values[c].eligible if c in values else False for c in codes])
-    capability = np.array([values[c].capability if c in values else 0.0 for c in codes])
-    category = np.array([_category_index(skus[c].category) if c in skus else -1 for c in codes])
-    eligible = eligible_code[columns.sku] if len(codes) else np.zeros(0, dtype=bool)
-    chassis = columns.chassis
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vpm = np.where(chassis > 0, capability[columns.sku] / chassis, np.inf)
-    row_category = category[columns.sku] if len(codes) else np.zeros(0, dtype=int)
+    eligible, vpm, row_category = _value_per_dollar(columns, skus, values)
     ranked = eligible & ~columns.excluded
     groups: dict[Category, NDArray[np.float64]] = {}
     for index, member in enumerate(CATEGORIES):
@@ -226,19 +218,7 @@ def shortlist(
         if in_group.any():
             groups[member] = np.sort(vpm[in_group])
     wanted = eligible & _wanted(columns, skus, filters, over_max_price)
-    percentile = np.ones(len(columns))
-    for index, member in enumerate(CATEGORIES):
-        if member in groups:
-            rows = row_category == index
-            group = groups[member]
-            no_better = np.searchsorted(group, vpm[rows], side="right")
-            percentile[rows] = no_better / len(group)
-    discount = np.where(columns.checked, np.nan, columns.discount)
-    part = np.nan_to_num(clip_discount(discount), nan=0.0)
-    penalty = columns.penalty
-    if profile.unsupported_penalty:
-        penalty = penalty + np.where(columns.software, profile.unsupported_penalty, 0.0)
-    score = combine(part, percentile, columns.evidence, penalty)
+    score = _score(columns, vpm, row_category, groups, profile)
     kept_out = wanted & columns.excluded
     population = Population(
         groups={member: group.tolist() for member, group in groups.items()},
@@ -258,6 +238,48 @@ def shortlist(
         flagged=_best(columns.listing_id, score, kept_out, flagged),
         population=population,
     )
+
+
+def _value_per_dollar(
+    columns: PricedColumns, skus: Mapping[str, Sku], values: Mapping[str, SkuValue]
+) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.int_]]:
+    """Per listing: whether the profile ranks its SKU, its capability per dollar (of the price
+    its value is judged on) and its category's index in ``CATEGORIES``."""
+    codes = columns.skus
+    eligible_code = np.array([values[c].eligible if c in values else False for c in codes])
+    capability = np.array([values[c].capability if c in values else 0.0 for c in codes])
+    category = np.array([_category_index(skus[c].category) if c in skus else -1 for c in codes])
+    eligible = eligible_code[columns.sku] if len(codes) else np.zeros(0, dtype=bool)
+    chassis = columns.chassis
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vpm = np.where(chassis > 0, capability[columns.sku] / chassis, np.inf)
+    row_category = category[columns.sku] if len(codes) else np.zeros(0, dtype=int)
+    return eligible, vpm, row_category
+
+
+def _score(
+    columns: PricedColumns,
+    vpm: NDArray[np.float64],
+    row_category: NDArray[np.int_],
+    groups: Mapping[Category, NDArray[np.float64]],
+    profile: Profile,
+) -> NDArray[np.float64]:
+    """Every listing's score: ``combine`` of its discount (none until checked), the percentile
+    of its value per dollar in its category's ranked listings, its evidence and penalties."""
+    percentile = np.ones(len(columns))
+    for index, member in enumerate(CATEGORIES):
+        if member in groups:
+            rows = row_category == index
+            group = groups[member]
+            no_better = np.searchsorted(group, vpm[rows], side="right")
+            percentile[rows] = no_better / len(group)
+    discount = np.where(columns.checked, np.nan, columns.discount)
+    part = np.nan_to_num(clip_discount(discount), nan=0.0)
+    penalty = columns.penalty
+    if profile.unsupported_penalty:
+        penalty = penalty + np.where(columns.software, profile.unsupported_penalty, 0.0)
+    score: NDArray[np.float64] = combine(part, percentile, columns.evidence, penalty)
+    return score
 
 
 CATEGORIES = tuple(Category)

@@ -1,1 +1,66 @@
+"""What the market says a SKU is worth: sold (and asking) prices per SKU, a server's chassis
+with its parts priced, where an auction is likely to end, and prices too good to be true.
 
+The floors above use the wing through these names alone.
+"""
+
+from ranking.market.auction import (
+    PRIOR,
+    AuctionModel,
+    AuctionPrediction,
+    AuctionSnapshot,
+    bucket_until,
+    fit_auction_model,
+    model_from_json,
+    model_to_json,
+    predict_final,
+)
+from ranking.market.auction_watch import (
+    HISTORY_DAYS,
+    WATCHED_LIMIT,
+    BidSeen,
+    WatchedAuction,
+    fit_watched_model,
+    sales_window_days,
+)
+from ranking.market.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
+from ranking.market.servers import (
+    Reference,
+    ServerReferences,
+    Valuer,
+    part_markets,
+    server_references,
+)
+from ranking.market.sold import Market, SalePoint, sale_weight, score_market, sold_median
+
+__all__ = [
+    "HISTORY_DAYS",
+    "PRIOR",
+    "WATCHED_LIMIT",
+    "AuctionModel",
+    "AuctionPrediction",
+    "AuctionSnapshot",
+    "BidSeen",
+    "Market",
+    "Reference",
+    "SalePoint",
+    "ServerReferences",
+    "Valuer",
+    "WatchedAuction",
+    "bucket_until",
+    "fit_auction_model",
+    "fit_watched_model",
+    "load_scam_rules",
+    "model_from_json",
+    "model_to_json",
+    "nearest_sibling_market",
+    "new_accounts",
+    "part_markets",
+    "predict_final",
+    "sale_weight",
+    "sales_window_days",
+    "scam_reason",
+    "score_market",
+    "server_references",
+    "sold_median",
+]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from core import fmt
 from core.text import match_form
-from ranking.titles.flags import flags_file
+from ranking.titles import flags_file
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -82,6 +82,7 @@ def nearest_sibling_market(
 def scam_reason(
     row: ActiveRow,
     sku: Sku,
+    *,
     under: float,
     reference: str,
     settings: RankSettings,

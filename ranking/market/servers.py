@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from core.models import Category
 from ranking.market.sold import SalePoint, sale_point, sold_market, weighted_median
-from ranking.titles.server_config import HEATSINK, POWER_SHELF, load_parts
+from ranking.titles import HEATSINK, POWER_SHELF, load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ranking.catalog import Sku
     from ranking.market.sold import Market
     from ranking.rows import SoldRow
-    from ranking.titles.server_config import PartsTable
+    from ranking.titles import PartsTable
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
@@ -143,7 +143,13 @@ class ServerReferences:
         if key not in self.references:
             twins = self.twins.get(key, ())
             self.references[key] = composite(
-                sku, config, includes, chassis, twins, self.valuer, settings
+                sku,
+                config,
+                includes,
+                chassis=chassis,
+                twins=twins,
+                valuer=self.valuer,
+                settings=settings,
             )
         return self.references[key]
 
@@ -294,6 +300,7 @@ def composite(
     sku: Sku,
     config: ServerConfig | None,
     includes: Sequence[Included],
+    *,
     chassis: Market | None,
     twins: Sequence[SalePoint],
     valuer: Valuer,

@@ -10,78 +10,22 @@ What the host listing already includes adds nothing. Pure: offers and prices in,
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from core.models import Category, ServerConfig
+from ranking.plan.records import BomLine, PartPrices
+from ranking.titles import HEATSINK, POWER_SHELF, read_title
+
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Sequence
 
     from core.models import Included
     from ranking.catalog import Sku
-    from ranking.plan.fit import Host
-    from ranking.titles.server_config import PartsTable
-
-from core.models import Category, ServerConfig
-from ranking.titles.facts import read_title
-from ranking.titles.server_config import HEATSINK, POWER_SHELF
+    from ranking.plan.records import Host
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
-
-
-@dataclass(frozen=True, slots=True)
-class PartOffer:
-    """An active listing of a priced part (an accessory: heatsinks, a power shelf)."""
-
-    listing_id: int
-    item_id: str
-    url: str
-    title: str
-    part: str  # parts.toml id
-    units: int
-    unit_price: Decimal  # landed, user's currency
-
-    @property
-    def price(self) -> Decimal:
-        return self.unit_price * self.units
-
-
-@dataclass(frozen=True, slots=True)
-class PartPrices:
-    """What the planner prices parts with: listings, the parts' sold medians, the estimates."""
-
-    table: PartsTable
-    offers: Mapping[str, Sequence[PartOffer]] = field(default_factory=dict)
-    markets: Mapping[str, Decimal] = field(default_factory=dict)  # unit medians
-
-    def unit(self, code: str) -> tuple[Decimal, str]:
-        """One unit of a part when no listing is bought: its market, else its estimate."""
-        return self.table.unit_price(code, self.markets)
-
-    def heatsink(self) -> tuple[Decimal, PartOffer | None]:
-        """One SXM2 heatsink: the cheapest listing's unit price (heatsinks sell in lots of
-        four), else the market or the estimate. Linear, so the planner's search and the
-        bill it prints agree."""
-        listings = self.offers.get(HEATSINK, ())
-        if listings:
-            best = min(listings, key=lambda o: (o.unit_price, o.listing_id))
-            return best.unit_price, best
-        return self.unit(HEATSINK)[0], None
-
-
-@dataclass(frozen=True, slots=True)
-class BomLine:
-    """One thing the rig needs: what, how many, what it costs and where that figure is from."""
-
-    item: str
-    units: int
-    price: Decimal  # for all ``units``
-    source: str  # "listing", "market" (sold median in the store) or "estimate"
-    item_id: str | None = None
-    url: str | None = None
-    note: str = ""  # where an estimate comes from
-    instead: str = ""  # what a buyer may build instead (parts.toml)
 
 
 def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:

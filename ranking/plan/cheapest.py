@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeAlias
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ranking.plan.search import Offer
+    from ranking.plan.records import Offer
 
 ZERO = Decimal(0)
 

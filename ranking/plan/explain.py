@@ -13,9 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
 
-    from ranking.plan.fit import Rig
+    from ranking.plan.records import Offer, Plan, Rig
     from ranking.plan.rules import PlanRules
-    from ranking.plan.search import Offer, Plan
 
 # How well GPUs talk to each other, best first (a workstation's consumer PCIe is last).
 TOPOLOGY_RANK = {"nvlink": 0, "single-root": 1, "split-root": 2}

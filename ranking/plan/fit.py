@@ -10,79 +10,23 @@ the profile's per-device minimum and usable FP16, optionally FP16 TFLOP/s and a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.models import Category
+from ranking.plan.records import Host, Rig
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ranking.catalog import Sku
+    from ranking.plan.records import Offer, Target
     from ranking.plan.rules import PlanRules, Workstation
-    from ranking.plan.search import Offer, Target
     from ranking.profiles import Profile, Profiles
 
 WORKSTATION = "workstation"
 ZERO = Decimal(0)
-
-
-@dataclass(frozen=True, slots=True)
-class Host:
-    """Where the GPUs go: a server or board listing, or the buyer's own workstation."""
-
-    sku: str
-    name: str
-    offer: Offer | None  # None: your own workstation
-    gpu_slots: int
-    form_factor: str  # "PCIe", "SXM2", "SXM4"
-    slot_width: int | None
-    psu_watts: int | None
-    power_supply: str  # "ac", "ocp-12v", "none"
-    topology: str  # the catalog's interconnect, or the workstation's wording
-    included: Sku | None = None  # the GPUs a server comes with (one SKU)
-    included_units: int = 0
-    notes: str = ""
-    family: str = ""  # the catalog family (parts.toml maps it to a CPU platform)
-
-    @property
-    def price(self) -> Decimal:
-        return self.offer.price if self.offer else ZERO
-
-    @property
-    def free_slots(self) -> int:
-        return max(self.gpu_slots - self.included_units, 0)
-
-    @property
-    def needs_power_shelf(self) -> bool:
-        """A 12 V host whose listing does not include the OCP power shelf it runs from."""
-        config = self.offer.config if self.offer else None
-        return self.power_supply == "ocp-12v" and not (config and config.power_shelf)
-
-    @property
-    def heatsinks(self) -> str:
-        """What the host listing says of its GPU heatsinks ("yes", "no", "unknown"); "none"
-        where no module needs one (a PCIe host, your own workstation)."""
-        if not self.form_factor.startswith("SXM") or self.offer is None:
-            return "none"
-        config = self.offer.config
-        return config.heatsinks if config is not None else "unknown"
-
-
-@dataclass(frozen=True, slots=True)
-class Rig:
-    """A host with ``cards`` GPUs of one SKU (``added`` bought, the rest included): it fits."""
-
-    host: Host
-    gpu: Sku
-    cards: int
-    added: int
-    power_limited: bool
-    vram_gb: float
-    fp16_tflops: float
-    bandwidth_gbs: float
 
 
 def workstation_host(ws: Workstation) -> Host:
@@ -127,7 +71,7 @@ def listing_host(offer: Offer, skus: Mapping[str, Sku], rules: PlanRules) -> Hos
 
 
 def gpu_fits_host(
-    host: Host, gpu: Sku, target: Target, rules: PlanRules, profile: Profile, profiles: Profiles
+    host: Host, gpu: Sku, target: Target, rules: PlanRules, *, profile: Profile, profiles: Profiles
 ) -> bool:
     """Form factor, card width, the profile's per-device minimum and the target's form factor."""
     if gpu.category is not Category.GPU or gpu.form_factor != host.form_factor:

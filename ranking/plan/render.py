@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from datetime import datetime
     from decimal import Decimal
 
-    from ranking.plan.bom import BomLine
-    from ranking.plan.search import Plan, PlanPart
+    from ranking.plan.records import BomLine, Plan, PlanPart
 
 TOPOLOGY_WORDS = {
     "nvlink": "NVLink",

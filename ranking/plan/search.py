@@ -12,140 +12,39 @@ The search: per GPU SKU, a 0/1 knapsack (``plan_cheapest.py``) gives the cheapes
 exactly ``u`` cards (lots count per unit) with at most ``a`` running auctions; only the
 cheapest ``slots // lot size`` listings of each lot size can matter, so 100,000 listings
 shrink to a few dozen per SKU. Per host model only its cheapest listing (and cheapest
-auction) can win. ``tests/support/plan_exhaustive.py`` tries every combination instead, for tests
+auction) can win. ``bench/plan_exhaustive.py`` tries every combination instead, for tests
 and the benchmark.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigError
 from core.models import Category
-from ranking.plan.bom import PartPrices, bom_total, heatsink_line, host_bom, needs_heatsink
+from ranking.plan.bom import bom_total, heatsink_line, host_bom, needs_heatsink
 from ranking.plan.cheapest import cheapest_sets
 from ranking.plan.explain import explain_plans, plan_warnings
-from ranking.plan.fit import (
-    WORKSTATION,
-    Host,
-    Rig,
-    check_rig,
-    gpu_fits_host,
-    listing_host,
-    workstation_host,
-)
+from ranking.plan.fit import WORKSTATION, check_rig, gpu_fits_host, listing_host, workstation_host
+from ranking.plan.records import Host, Offer, PartPrices, Plan, PlanPart, Rig, Target
 from ranking.profiles import load_profiles
 from ranking.records import PlannerView
-from ranking.titles.server_config import load_parts
+from ranking.titles import load_parts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
 
-    from core.models import Included, ServerConfig
     from ranking.catalog import Sku
-    from ranking.plan.bom import BomLine
     from ranking.plan.cheapest import Found
+    from ranking.plan.records import BomLine
     from ranking.plan.rules import PlanRules, Workstation
 
 ZERO = Decimal(0)
 CENT = Decimal("0.01")
 FORM_FACTORS = ("any", "pcie", "sxm2", "sxm4")
-
-
-@dataclass(frozen=True, slots=True)
-class Offer:
-    """One listing the planner may buy: ``units`` in the lot at ``unit_price`` landed each."""
-
-    listing_id: int
-    item_id: str
-    url: str
-    title: str
-    sku: str
-    units: int
-    unit_price: Decimal
-    price_basis: str = "fixed"  # "fixed", or "predicted": a running auction at its likely end
-    end_time: datetime | None = None
-    freight_estimated: bool = False
-    includes: tuple[Included, ...] = ()
-    notes: tuple[str, ...] = ()  # the ranker's warning flags, as a buyer reads them
-    marketplace: str = "EBAY_US"
-    config: ServerConfig | None = None  # a server's: what it comes with besides GPUs
-    heatsink: str = "unknown"  # an SXM module's: "yes", "no" (sold without) or "unknown"
-
-    @property
-    def price(self) -> Decimal:
-        return self.unit_price * self.units
-
-    @property
-    def auction(self) -> bool:
-        return self.price_basis == "predicted"
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """What the rig must do. ``budget`` is in the user's currency; ``gpus`` counts cards."""
-
-    vram_gb: float
-    profile: str = "llm-inference"
-    budget: Decimal | None = None
-    fp16_tflops: float | None = None
-    gpus: int | None = None
-    form_factor: str = "any"  # "any", "pcie", "sxm2", "sxm4"
-    max_auctions: int | None = None
-    limit: int = 5
-    workstation: Workstation | None = None  # None: ranking/plan/plan.toml's
-    boards: bool = False  # also plan on bare GPU boards (for a chassis you already have)
-
-
-@dataclass(frozen=True, slots=True)
-class PlanPart:
-    """One listing in a plan (``item_id`` None: your own workstation)."""
-
-    role: str  # "host" or "gpu"
-    sku: str
-    name: str
-    units: int
-    price: Decimal
-    item_id: str | None = None
-    url: str | None = None
-    price_basis: str = "fixed"
-    end_time: datetime | None = None
-    freight_estimated: bool = False
-    included: int = 0  # a server's GPUs that come with it
-    listing_id: int | None = None
-    marketplace: str = "EBAY_US"
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A complete rig: every part with its listing, the totals a buyer compares, and why."""
-
-    total: Decimal
-    currency: str
-    host: PlanPart
-    gpu_sku: str
-    gpu_name: str
-    cards: int
-    gpus: tuple[PlanPart, ...]
-    vram_gb: float
-    fp16_tflops: float
-    bandwidth_gbs: float
-    per_vram_gb: Decimal | None
-    per_fp16_tflops: Decimal | None
-    topology: str
-    auctions: int
-    warnings: tuple[str, ...] = ()
-    explanation: str = ""
-    order: float = field(default=0.0, compare=False)
-    bom: tuple[BomLine, ...] = ()  # what else it needs to run: power shelf, CPUs, RAM, heatsinks
-    measure: str = ""  # what plans are ordered by per dollar (plan.toml [order] measure)
-
-    @property
-    def parts(self) -> tuple[PlanPart, ...]:
-        return (self.host, *self.gpus)
 
 
 def check_target(target: Target) -> None:
@@ -186,12 +85,42 @@ def plan_rigs(
     candidates = candidate_hosts(hosts, target, parts)
     fitting = fitting_gpus(candidates, by_gpu.keys(), skus, rules, target)
     most = max((h.free_slots for h in candidates), default=0)
+    best = _cheapest_rigs(
+        fitting, by_gpu, most=most, skus=skus, rules=rules, target=target, parts=parts
+    )
+    originals = {o.listing_id: o for group in by_gpu.values() for o in group}
+    plans = [
+        build_plan(
+            rig,
+            [originals[o.listing_id] for o in bought],
+            rules,
+            target,
+            currency=currency,
+            now=now,
+            parts=parts,
+        )
+        for rig, bought, _ in best.values()
+    ]
+    shown = select_plans(plans, target.limit)
+    return explain_plans(shown, more=len(plans) > len(shown))
+
+
+def _cheapest_rigs(
+    fitting: Sequence[tuple[Host, str]],
+    by_gpu: Mapping[str, Sequence[Offer]],
+    *,
+    most: int,
+    skus: Mapping[str, Sku],
+    rules: PlanRules,
+    target: Target,
+    parts: PartPrices,
+) -> dict[PlanKey, tuple[Rig, tuple[Offer, ...], Decimal]]:
+    """Per plan key, the cheapest rig that fits and meets the target: the rig, the GPU
+    listings bought (priced with the heatsinks they need) and its cost to run. ``most``: the
+    most GPUs any candidate host takes (the knapsack tables' size)."""
     limit = target.max_auctions
-    running = {id(host): host.price + bom_total(host_bom(host, parts)) for host in candidates}
     tables: dict[tuple[str, str], list[list[Found | None]]] = {}
-    best: dict[PlanKey, Rig] = {}
-    picks: dict[PlanKey, tuple[Offer, ...]] = {}
-    costs: dict[PlanKey, Decimal] = {}
+    best: dict[PlanKey, tuple[Rig, tuple[Offer, ...], Decimal]] = {}
     for host, gpu_sku in fitting:
         host_auctions = 1 if limit is not None and host.offer and host.offer.auction else 0
         if limit is not None and host_auctions > limit:
@@ -201,35 +130,19 @@ def plan_rigs(
             priced = _with_heatsinks(by_gpu.get(gpu_sku, []), host, parts)
             tables[gpu_sku, host.heatsinks] = cheapest_sets(priced, most, limit)
         table = tables[gpu_sku, host.heatsinks][(limit - host_auctions) if limit is not None else 0]
-        extras = running[id(host)]
-        for added in range(host.free_slots + 1):
-            found = table[added] if added < len(table) else None
-            if found is None:
-                continue
-            rig = check_rig(host, skus[gpu_sku], added, target, rules)
-            if rig is None:
+        extras = host.price + bom_total(host_bom(host, parts))
+        key = plan_key(host, gpu_sku)
+        for added in range(min(host.free_slots + 1, len(table))):
+            found = table[added]
+            rig = check_rig(host, skus[gpu_sku], added, target, rules) if found else None
+            if found is None or rig is None:
                 continue
             cost = extras + found[0]
             if target.budget is not None and cost > target.budget:
                 continue
-            key = plan_key(host, gpu_sku)
-            if key not in costs or cost < costs[key]:
-                best[key], picks[key], costs[key] = rig, found[1], cost
-    originals = {o.listing_id: o for group in by_gpu.values() for o in group}
-    plans = [
-        build_plan(
-            best[k],
-            [originals[o.listing_id] for o in picks[k]],
-            rules,
-            target,
-            currency,
-            now,
-            parts,
-        )
-        for k in best
-    ]
-    shown = select_plans(plans, target.limit)
-    return explain_plans(shown, more=len(plans) > len(shown))
+            if key not in best or cost < best[key][2]:
+                best[key] = (rig, found[1], cost)
+    return best
 
 
 def planner_view(
@@ -334,7 +247,9 @@ def fitting_gpus(
     for host in hosts:
         options = {host.included.sku} if host.included else available
         for gpu_sku in sorted(options):
-            if gpu_fits_host(host, skus[gpu_sku], target, rules, profile, profiles):
+            if gpu_fits_host(
+                host, skus[gpu_sku], target, rules, profile=profile, profiles=profiles
+            ):
                 pairs.append((host, gpu_sku))
     return pairs
 
@@ -344,6 +259,7 @@ def build_plan(
     bought: Sequence[Offer],
     rules: PlanRules,
     target: Target,
+    *,
     currency: str,
     now: datetime | None,
     parts: PartPrices,

@@ -68,7 +68,7 @@ def user_normalizer(paths: Sequence[Path]) -> Normalizer:
     return _normalizer(stamps)
 
 
-def user_skus(paths: Sequence[Path]) -> dict[str, Sku]:
+def user_skus(paths: Sequence[Path] = ()) -> dict[str, Sku]:
     """Every SKU by id: the packaged catalog with the user's files merged in."""
     return {s.sku: s for s in user_normalizer(paths).catalog}
 

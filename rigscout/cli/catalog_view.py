@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ranking.titles.user_catalog import user_normalizer
+from ranking.titles import user_normalizer
 from rigscout.config.load import load_settings, resolve_config_path
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def show_unmatched(engine: Engine, *, limit: int, as_json: bool) -> None:
     from sqlalchemy.orm import Session
 
     from db.unmatched import load_unmatched_listings
-    from ranking.titles.unmatched import group_unmatched, render_unmatched
+    from ranking.titles import group_unmatched, render_unmatched
 
     with Session(engine) as session:
         groups = group_unmatched(load_unmatched_listings(session))
@@ -62,7 +62,7 @@ def render_catalog_table(entries: Sequence[Mapping[str, Any]]) -> Table:
     from rich.markup import escape
     from rich.table import Table
 
-    from ranking.titles.flags import load_support
+    from ranking.titles import load_support
 
     support = {family: label.split(" — ")[0] for family, label in load_support().items()}
     table = Table(

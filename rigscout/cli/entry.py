@@ -22,8 +22,18 @@ def _early_interrupt(signum: int, frame: object) -> None:
 signal.signal(signal.SIGINT, _early_interrupt)
 
 
+EXIT_CONFIG = 2  # as rigscout.cli.commands.app says for a configuration error
+
+
 def main() -> None:
-    """Import the CLI under the quiet handler, then hand Ctrl-C back to it and run it."""
+    """Check that rigscout's packages are its own files, import the CLI under the quiet
+    handler, then hand Ctrl-C back to it and run it."""
+    from rigscout.cli.own_files import foreign_files
+
+    problem = foreign_files()
+    if problem is not None:
+        sys.stderr.write(f"Error: {problem}\n")
+        sys.exit(EXIT_CONFIG)
     from rigscout.cli.main import cli
 
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -14,36 +14,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from rigscout import __version__
-from rigscout.cli.commands.app import (
-    EXIT_ERROR,
-    STARTER,
-    AppContext,
-    emit_json,
-    exit_code_for,
-    fail,
-    handle_errors,
-    open_existing_store,
-    open_store,
-    pass_app,
-    safe_url,
-)
+from rigscout.cli.commands.app import EXIT_ERROR, AppContext, exit_code_for, fail
 from rigscout.cli.logs import setup_logging
 from rigscout.jobs.bulk import skip_collection_at_exit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-__all__ = [
-    "STARTER",
-    "AppContext",
-    "cli",
-    "emit_json",
-    "handle_errors",
-    "open_existing_store",
-    "open_store",
-    "pass_app",
-    "safe_url",
-]
 
 
 class RigscoutGroup(click.Group):

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from core import fmt
-from ranking.titles.flags import short_label
+from ranking.titles import short_label
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence

@@ -36,7 +36,7 @@ from core.settings import (
 )
 from rigscout.config.plans import SavedPlan, saved_plans
 from rigscout.config.refs import check_references
-from rigscout.outputs.report.settings import ReportSettings, report_settings
+from rigscout.config.report import ReportSettings, report_settings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -65,6 +65,7 @@ class Settings:
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     report: ReportSettings = field(default_factory=ReportSettings)
     config_path: Path | None = None
+    fx_file: Path | None = None  # [rank] fx_file, where `rigscout fx update` writes the rates
     catalog_extra: tuple[Path, ...] = ()  # the user's own catalog files ([catalog] extra)
     plans: tuple[SavedPlan, ...] = ()  # [[plan]]: rigscout/config/plans.py
 
@@ -89,17 +90,28 @@ def resolve_config_path(option: str | None, environ: Mapping[str, str], cwd: Pat
 
 
 def load_settings(
-    path: Path | None, environ: Mapping[str, str], *, cwd: Path | None = None
+    path: Path | None,
+    environ: Mapping[str, str],
+    *,
+    cwd: Path | None = None,
+    without_rates: bool = False,
 ) -> Settings:
     """Read and check the whole TOML file at ``path`` (None: defaults) and the secrets it names.
 
     Every problem in the file is reported at once, one line each, in a ``ConfigError``, before
     any work starts. ``RIGSCOUT_DATABASE_URL`` in the environment overrides ``database.url``.
+    ``without_rates``: a ``[rank] fx_file`` that is missing or unreadable is no error (the
+    rates are then the defaults): ``rigscout fx update`` is what writes it.
     """
     cwd = cwd or Path.cwd()
     raw: dict[str, Any] = {}
     if path is not None:
-        raw = _with_fx_file(read_toml(path), path)
+        raw = read_toml(path)
+        try:
+            raw = _with_fx_file(raw, path)
+        except ConfigError:
+            if not without_rates or "fx" in raw.get("rank", {}):
+                raise
     settings = _settings_from(raw, environ, cwd, path)
     add_secrets(secret_values(settings))  # masked from here on, wherever text goes
     return settings
@@ -181,6 +193,7 @@ def _settings_from(
     model = validate_config(raw, source)
     base = path.parent if path else cwd
     catalog_extra = tuple(base / name for name in model.catalog.extra or ())
+    fx_file = base / model.rank.fx_file if model.rank.fx_file else None
     # Names that must exist: channels, SKUs (the user's own included), profiles.
     check_references(model, source, catalog_extra=catalog_extra)
     url = environ.get("RIGSCOUT_DATABASE_URL") or model.database.url or default_database_url(cwd)
@@ -194,6 +207,7 @@ def _settings_from(
         schedule=build_settings(ScheduleSettings, model.schedule.model_dump(exclude_unset=True)),
         report=report_settings(model.report, base),
         config_path=path,
+        fx_file=fx_file,
         catalog_extra=catalog_extra,
         plans=saved_plans(model.plan, model.alerts.channels or {}),
     )

@@ -25,7 +25,7 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
 
     from ranking.catalog import load_catalog
     from ranking.profiles import load_profiles
-    from ranking.titles.user_catalog import load_user_catalog
+    from ranking.titles import load_user_catalog
 
     problems: list[str] = []
     channels = set(model.alerts.channels or {})

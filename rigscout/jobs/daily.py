@@ -1,5 +1,6 @@
 """Jobs the CLI and the scheduler start: the daily run, imports. Wiring only; the work is in
-``rigscout.jobs.pipeline`` and the stage packages."""
+``rigscout.jobs.pipeline`` and the stage packages, what the user sees of it in ``rigscout.cli``
+(``run_view``: the progress bar, the summary, the report written after a run)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,15 @@ import socket
 from typing import TYPE_CHECKING
 
 import httpx
-from rich.markup import escape
 from sqlalchemy.orm import Session
 
 from alerts.channels import build_notifiers, missing_secrets
-from core.errors import ConfigError, RigscoutError
-from core.secrets import redact
+from core.errors import ConfigError
 from db.engine import open_engine
 from db.lock import run_lock
 from db.migrate import upgrade
 from db.store import SaveCounts, save_sales_import
-from ranking.titles.user_catalog import user_normalizer
-from rigscout.cli.deal_view import deal_json, load_skus, print_deals
-from rigscout.cli.render import progress_bar, render_run_summary
+from ranking.titles import user_normalizer, user_skus
 from rigscout.jobs.pipeline import Collector, RunPlan, RunReport, run_daily
 from rigscout.jobs.wiring import (
     normalizer_for,
@@ -33,16 +30,15 @@ from rigscout.jobs.wiring import (
 from scraper.offline import check_offline_folder
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
-    from rich.console import Console
     from sqlalchemy import Engine
 
     from core.models import SavedSearch
     from rigscout.config.load import Settings
 
-__all__ = ["deal_json", "import_files", "load_skus", "print_deals", "run_job", "select_searches"]
 log = logging.getLogger(__name__)
 
 
@@ -69,17 +65,16 @@ def open_collector(settings: Settings, engine: Engine, offline: Path | None) -> 
 def run_job(
     settings: Settings,
     *,
-    console: Console,
     offline: Path | None,
     search_names: Sequence[str],
     profile: str | None,
     alert: bool,
     dry_run: bool,
     wait: bool,
-    limit: int,
     worker: bool = False,
+    progress: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None,
 ) -> RunReport:
-    """Lock the database, run the daily job, print its summary and top deals.
+    """Lock the database and run the daily job; ``progress`` shows its steps.
 
     A ``worker`` run takes no lock for collecting: it leases searches one at a time, so
     several workers on several machines share the day's searches without overlap.
@@ -110,27 +105,29 @@ def run_job(
         # the lock message, never a half-made schema (workers share the lock only to migrate).
         with run_lock(engine, wait=True) if worker else contextlib.nullcontext():
             upgrade(engine)
-        report = _run_locked(settings, plan, engine, console, steps, offline, worker)
-    if settings.report.dir is not None:
-        _write_report(console, engine, settings, settings.report.dir)
+        shown = progress(steps) if progress else contextlib.nullcontext(_no_step)
+        with shown as step:
+            report = _run_locked(settings, plan, engine, offline=offline, worker=worker, step=step)
     engine.dispose()
-    _print_report(console, report, limit=limit, dry_run=dry_run)
     return report
+
+
+def _no_step(_label: str) -> None:
+    return None
 
 
 def _run_locked(
     settings: Settings,
     plan: RunPlan,
     engine: Engine,
-    console: Console,
-    steps: int,
+    *,
     offline: Path | None,
     worker: bool,
+    step: Callable[[str], None],
 ) -> RunReport:
     with (
         open_collector(settings, engine, offline) as collector,
         httpx.Client(timeout=30) as client,
-        progress_bar(console, steps) as step,
     ):
         return run_daily(
             settings,
@@ -138,7 +135,7 @@ def _run_locked(
             engine=engine,
             collector=collector,
             normalize=normalizer_for(user_normalizer(settings.catalog_extra)),
-            skus=load_skus(settings.catalog_extra),
+            skus=user_skus(settings.catalog_extra),
             notifiers=build_notifiers(
                 settings.alerts.channels, client=client, report_url=settings.report.url
             ),
@@ -146,49 +143,6 @@ def _run_locked(
             on_step=step,
             alert_guard=(lambda: run_lock(engine, wait=True)) if worker else contextlib.nullcontext,
         )
-
-
-def _write_report(console: Console, engine: Engine, settings: Settings, folder: Path) -> None:
-    """The morning report after the run (``[report] dir``); a failure is shown, not raised."""
-    from rigscout.outputs.report.build import write_report
-
-    try:
-        page = write_report(
-            engine, settings, folder, skus=load_skus(settings.catalog_extra), now=utcnow()
-        )
-    except RigscoutError as exc:
-        log.warning("report not written: %s", exc)
-        console.print(f"[red]REPORT NOT WRITTEN[/red] {exc}", highlight=False, soft_wrap=True)
-    else:
-        console.print(f"Report: {page}", highlight=False, markup=False, soft_wrap=True)
-
-
-def _print_report(console: Console, report: RunReport, *, limit: int, dry_run: bool) -> None:
-    console.print(render_run_summary(report))
-    for failure in report.failures:
-        console.print(
-            f"[red]FAILED[/red] {escape(failure.search)} ({failure.mode}): "
-            f"{escape(redact(failure.error))}",
-            highlight=False,
-        )
-    if report.alerts:
-        for channel, error in report.alerts.failed.items():
-            console.print(
-                f"[red]ALERT CHANNEL FAILED[/red] {escape(channel)}: {escape(redact(error))} "
-                "(alerts kept pending)",
-                highlight=False,
-            )
-        for channel, lines in report.alerts.previews.items():
-            for line in lines:
-                console.print(
-                    f"[dry run] {channel} would send: {line}", highlight=False, markup=False
-                )
-        for channel in report.alerts.unconfigured:
-            console.print(f"alerts queued for channel {channel!r}, which is not configured")
-        for channel, why in report.alerts.held.items():
-            console.print(f"alerts for {channel}: {why}", highlight=False, markup=False)
-    if limit and report.deals:
-        print_deals(console, report.deals[:limit])
 
 
 def import_files(

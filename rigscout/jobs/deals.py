@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -15,11 +15,13 @@ from db.auction_rows import load_watch_fingerprint, load_watched_auctions
 from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from db.state import load_state, save_state_unless_busy
-from ranking.market.auction import PRIOR, model_from_json, model_to_json
-from ranking.market.auction_watch import (
+from ranking.market import (
     HISTORY_DAYS,
+    PRIOR,
     WATCHED_LIMIT,
     fit_watched_model,
+    model_from_json,
+    model_to_json,
     sales_window_days,
 )
 from ranking.pricing import eligible_skus, price_rows
@@ -29,21 +31,22 @@ from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.priced import rank_refreshed, refresh_priced
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
 
     from sqlalchemy.orm import Session
 
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.market.auction import AuctionModel
+    from ranking.ignores import Ignores
+    from ranking.market import AuctionModel
     from ranking.rows import SoldRow
 
 log = logging.getLogger(__name__)
 MODEL_STATE = "auction_model"
 
 
-def load_ranking(
+def rank_stored(
     session: Session,
     skus: Mapping[str, Sku],
     settings: RankSettings,
@@ -56,11 +59,13 @@ def load_ranking(
     Running auctions are ranked at the end the auction model predicts, learned from the auctions
     watched to their end in the last ``HISTORY_DAYS`` (the prior where those are few).
     """
-    (ranking,) = load_rankings(session, skus, settings, now=now, filters=[filters or RankFilters()])
+    (ranking,) = rank_stored_many(
+        session, skus, settings, now=now, filters=[filters or RankFilters()]
+    )
     return ranking
 
 
-def load_rankings(
+def rank_stored_many(
     session: Session,
     skus: Mapping[str, Sku],
     settings: RankSettings,
@@ -98,45 +103,13 @@ def load_rankings(
     keep = kept and not session.in_transaction()
     with collector_paused():
         fingerprint = load_watch_fingerprint(session)
-        model = load_auction_model(session, settings, now=now, fingerprint=fingerprint)
+        model = current_auction_model(session, settings, now=now, fingerprint=fingerprint)
         ignores = load_ignores(session)
-        rankings = None
-        unmatched = 0
+        pricing = Pricing(skus, settings, now, filters, model, ignores)
+        found = None
         if keep:
-            try:
-                refreshed = refresh_priced(
-                    session,
-                    skus,
-                    settings,
-                    now=now,
-                    sales=recent_sales,
-                    model=model,
-                    ignores=ignores,
-                    fingerprint=fingerprint,
-                )
-                rankings = rank_refreshed(
-                    session, refreshed, skus, settings, now=now, filters=filters
-                )
-                unmatched = refreshed.unmatched
-                session.commit()
-            except (OperationalError, InternalError) as exc:
-                session.rollback()
-                log.debug("priced rows not kept (%s): every listing is priced now", exc)
-        if rankings is None:
-            priced = price_rows(
-                load_active_rows(session),
-                recent_sales(),
-                skus,
-                settings,
-                now=now,
-                predict=model.predict,
-                only=eligible_skus(skus, settings, filters),
-                ignores=ignores,
-            )
-            rankings = tuple(
-                rank_priced(priced, skus, settings, now=now, filters=f) for f in filters
-            )
-            unmatched = load_unmatched_count(session)
+            found = _rank_kept(session, pricing, sales=recent_sales, fingerprint=fingerprint)
+        rankings, unmatched = found or _rank_now(session, pricing, recent_sales())
         if unmatched:
             rankings = tuple(
                 replace(r, skipped={**r.skipped, "unmatched": unmatched}) for r in rankings
@@ -144,7 +117,70 @@ def load_rankings(
         return rankings
 
 
-def load_auction_model(
+@dataclass(frozen=True, slots=True)
+class Pricing:
+    """What both ways of ranking the store read besides the rows."""
+
+    skus: Mapping[str, Sku]
+    settings: RankSettings
+    now: datetime
+    filters: Sequence[RankFilters]
+    model: AuctionModel
+    ignores: Ignores
+
+
+def _rank_kept(
+    session: Session,
+    p: Pricing,
+    *,
+    sales: Callable[[], Sequence[SoldRow]],
+    fingerprint: object,
+) -> tuple[tuple[Ranking, ...], int] | None:
+    """The rankings from the kept priced rows, those whose inputs changed priced again and
+    committed, and the unmatched count; None where the store cannot be written."""
+    try:
+        refreshed = refresh_priced(
+            session,
+            p.skus,
+            p.settings,
+            now=p.now,
+            sales=sales,
+            model=p.model,
+            ignores=p.ignores,
+            fingerprint=fingerprint,
+        )
+        rankings = rank_refreshed(
+            session, refreshed, p.skus, p.settings, now=p.now, filters=p.filters
+        )
+        session.commit()
+    except (OperationalError, InternalError) as exc:
+        session.rollback()
+        log.debug("priced rows not kept (%s): every listing is priced now", exc)
+        return None
+    return rankings, refreshed.unmatched
+
+
+def _rank_now(
+    session: Session, p: Pricing, sales: Sequence[SoldRow]
+) -> tuple[tuple[Ranking, ...], int]:
+    """The rankings with every active listing priced now, nothing kept."""
+    priced = price_rows(
+        load_active_rows(session),
+        sales,
+        p.skus,
+        p.settings,
+        now=p.now,
+        predict=p.model.predict,
+        only=eligible_skus(p.skus, p.settings, p.filters),
+        ignores=p.ignores,
+    )
+    rankings = tuple(
+        rank_priced(priced, p.skus, p.settings, now=p.now, filters=f) for f in p.filters
+    )
+    return rankings, load_unmatched_count(session)
+
+
+def current_auction_model(
     session: Session,
     settings: RankSettings,
     *,

@@ -17,8 +17,8 @@ from db.migrate import upgrade
 from db.runs import load_requests_since
 from db.sweeps import load_last_polls, load_search_weights, save_poll
 from ranking.catalog import load_catalog
-from ranking.titles.normalize import Normalizer
-from rigscout.jobs.daily import load_skus, open_collector
+from ranking.titles import Normalizer, user_skus
+from rigscout.jobs.daily import open_collector
 from rigscout.jobs.fastlane import due_searches, plan_poll_intervals
 from rigscout.jobs.pipeline import RunPlan, RunReport, run_daily
 from rigscout.jobs.wiring import normalizer_for, utcnow
@@ -100,7 +100,7 @@ def _poll(
             engine=engine,
             collector=collector,
             normalize=normalizer_for(Normalizer(load_catalog())),
-            skus=load_skus(),
+            skus=user_skus(),
             notifiers=build_notifiers(settings.alerts.channels, client=client),
             now=now,
         )

@@ -41,7 +41,7 @@ from db.runs import (
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from db.sweeps import load_sweep_due, save_sweep
 from ranking.records import RankFilters
-from rigscout.jobs.deals import load_ranking
+from rigscout.jobs.deals import rank_stored
 from rigscout.jobs.plan_alerts import save_plan_alerts
 from rigscout.jobs.plans import EVERY_LISTING
 from rigscout.jobs.rule_facts import load_rule_facts
@@ -177,7 +177,7 @@ def run_daily(
         with Session(engine) as session, session.begin():
             ended = save_ended(session, now=now())
         with Session(engine) as session:
-            ranking = load_ranking(
+            ranking = rank_stored(
                 session, skus, settings.rank, now=now(), filters=_alert_filters(settings, plan)
             )
             deals = ranking.deals

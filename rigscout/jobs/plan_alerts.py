@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from alerts.plan_outbox import save_pending_plan_alert
 from core.errors import ConfigError
 from ranking.landed import fx_rate
-from ranking.plan.search import Target
-from rigscout.jobs.plans import load_plans
+from ranking.plan import Target
+from rigscout.jobs.plans import build_plans
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -46,7 +46,7 @@ def save_plan_alerts(
     """Queue each saved plan's best rig where it beats the last one sent; rows added."""
     added = 0
     for saved in settings.plans:
-        plans = load_plans(session, settings, saved_plan_target(saved, settings.rank), now)
+        plans = build_plans(session, settings, saved_plan_target(saved, settings.rank), now)
         if plans:
             added += save_pending_plan_alert(
                 session, saved.name, saved.channels, plans[0], now=now, run_id=run_id

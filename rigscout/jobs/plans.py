@@ -1,6 +1,6 @@
 """The rig planner at the edge: today's ranked listings from the store, planned into rigs.
 
-The prices are the ranker's (``load_rankings`` with its planner view, the listings a plan can
+The prices are the ranker's (``rank_stored_many`` with its planner view, the listings a plan can
 buy: landed, auctions at their predicted end, estimated freight, flags); this module adds what
 a server listing comes with and the bill of materials' prices (``load_bom_prices``), and hands
 everything to the pure planner (``ranking/plan/search.py``). The HTML report uses the same pieces
@@ -15,14 +15,20 @@ from core.models import BuyingFormat, Category, Included
 from db.rank_rows import load_active_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
 from ranking.landed import landed_with_freight
-from ranking.market.servers import part_markets
-from ranking.plan.bom import PartOffer, PartPrices, module_heatsink
-from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import Offer, plan_rigs, planner_view
+from ranking.market import part_markets
+from ranking.plan import (
+    Offer,
+    PartOffer,
+    PartPrices,
+    load_plan_rules,
+    module_heatsink,
+    plan_rigs,
+    planner_view,
+)
 from ranking.records import RankFilters
-from ranking.titles.server_config import load_parts
+from ranking.titles import load_parts
 from rigscout.jobs.bulk import collector_paused
-from rigscout.jobs.deals import load_rankings
+from rigscout.jobs.deals import rank_stored_many
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -33,14 +39,14 @@ if TYPE_CHECKING:
     from core.models import Deal
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.plan.search import Plan, Target
+    from ranking.plan import Plan, Target
     from ranking.records import PlannerView
     from rigscout.config.load import Settings
 
 EVERY_LISTING = 10**9  # the planner needs every priced listing, not the top 50
 
 
-def load_plans(
+def build_plans(
     session: Session,
     settings: Settings,
     target: Target,
@@ -58,7 +64,7 @@ def load_plans(
             session.commit()  # the read ended, so the ranking may keep its priced rows
         workstations = [target.workstation] if target.workstation else []
         view = planner_view(skus, rules, parts, workstations)
-        offers = load_offers(session, settings.rank, target.profile, now, skus=skus, planner=view)
+        offers = build_offers(session, settings.rank, target.profile, now, skus=skus, planner=view)
         return plan_rigs(
             offers, skus, rules, target, currency=settings.rank.currency, now=now, parts=parts
         )
@@ -77,8 +83,8 @@ def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> Part
             row.shipping,
             row.quantity,
             row.currency,
-            Category.GPU.value,
-            rank,
+            category=Category.GPU.value,
+            settings=rank,
             marketplace=row.marketplace,
             location=row.location,
         )
@@ -98,7 +104,7 @@ def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> Part
     return PartPrices(load_parts(), offers, part_markets(sales, rank, now=now))
 
 
-def load_offers(
+def build_offers(
     session: Session,
     rank: RankSettings,
     profile: str,
@@ -113,7 +119,7 @@ def load_offers(
     filters = RankFilters(
         profile=profile, limit=EVERY_LISTING, explain=False, kept_out=False, planner=planner
     )
-    (ranking,) = load_rankings(session, skus, rank, now=now, filters=[filters], kept=kept)
+    (ranking,) = rank_stored_many(session, skus, rank, now=now, filters=[filters], kept=kept)
     return offers_from_deals(session, ranking.deals)
 
 

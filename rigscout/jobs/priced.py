@@ -1,6 +1,6 @@
 """Incremental ranking: each listing priced once, and again only when what it read changed.
 
-``load_rankings`` (``rigscout/jobs/deals.py``) used to price every active listing on every
+``rank_stored_many`` (``rigscout/jobs/deals.py``) used to price every active listing on every
 command: at a million listings, most of a minute. Here the priced listings are kept in the
 ``priced`` table (``db/priced_rows.py``), and a ranking
 
@@ -16,8 +16,8 @@ command: at a million listings, most of a minute. Here the priced listings are k
    the listings that can make each view's top, and those alone are priced again from their
    rows and ranked exactly (``ranking.rank.rank_priced`` with the population's percentiles).
 
-The answer is the one a full recompute gives (``tests/rigscout/test_priced.py`` compares them
-on randomized stores after random edits). The caller (``load_rankings``) ranks in full where
+The answer is the one a full recompute gives (``tests/rigscout/jobs/test_priced.py`` compares them
+on randomized stores after random edits). The caller (``rank_stored_many``) ranks in full where
 the store cannot be written or its session is already in a transaction.
 """
 
@@ -49,12 +49,16 @@ from db.priced_rows import (
 )
 from db.rank_rows import load_active_rows, load_unmatched_count
 from db.state import load_state, save_state
-from ranking.kept.digest import MarketDigests, pricing_basis
-from ranking.kept.market_cache import markets_from_json, markets_to_json
-from ranking.kept.shortlist import pack_inputs, shortlist
-from ranking.market.auction import model_to_json
-from ranking.market.scam import load_scam_rules, new_accounts
-from ranking.plan.bom import module_heatsink, plan_kind
+from ranking.kept import (
+    MarketDigests,
+    markets_from_json,
+    markets_to_json,
+    pack_inputs,
+    pricing_basis,
+    shortlist,
+)
+from ranking.market import load_scam_rules, model_to_json, new_accounts
+from ranking.plan import module_heatsink, plan_kind
 from ranking.pricing import AUCTION, Landing, Pricer, asks, land_row, price_markets, priced_until
 from ranking.profiles import load_profiles
 from ranking.rank import rank_priced, shown
@@ -72,10 +76,8 @@ if TYPE_CHECKING:
     from db.priced_rows import Stale
     from ranking.catalog import Sku
     from ranking.ignores import Ignores
-    from ranking.kept.shortlist import PricedColumns
-    from ranking.market.auction import AuctionModel
-    from ranking.market.servers import ServerReferences
-    from ranking.market.sold import Market
+    from ranking.kept import PricedColumns
+    from ranking.market import AuctionModel, Market, ServerReferences
     from ranking.records import Priced, RankFilters
     from ranking.rows import ActiveRow, SoldRow
 

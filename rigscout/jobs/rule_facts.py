@@ -78,8 +78,8 @@ def _landed(seen: SeenPrice, settings: RankSettings) -> Decimal | None:
         seen.shipping,
         seen.quantity,
         seen.currency,
-        seen.category,
-        settings,
+        category=seen.category,
+        settings=settings,
         marketplace=seen.marketplace,
         location=seen.location,
     )

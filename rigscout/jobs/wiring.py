@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
-    from ranking.titles.normalize import Normalizer
+    from ranking.titles import Normalizer
     from rigscout.config.load import Settings
     from scraper.collect import FetchedPage, PageSource
 

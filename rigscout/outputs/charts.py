@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from core.settings import RankSettings
     from ranking.catalog import Sku
-    from ranking.market.sold import Market
+    from ranking.market import Market
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +132,7 @@ METRIC_LABELS = {
 }
 
 
-def score_value_points(
+def score_market_value_points(
     skus: Mapping[str, Sku],
     baselines: Mapping[str, Market],
     profile_name: str,

@@ -80,8 +80,8 @@ def _unit_cents(
         known,
         quantity,
         currency,
-        category,
-        rank,
+        category=category,
+        settings=rank,
         marketplace=marketplace,
         location=location,
     )

@@ -24,7 +24,7 @@ from core.errors import AlertError
 from core.models import Flag
 from core.secrets import redact
 from db.models import AlertRow
-from tests.alerts.factories import HOSTILE_TITLE, add_listings, make_deal, make_rule
+from tests.support.deals import HOSTILE_TITLE, add_listings, make_deal, make_rule
 from tests.support.smtp_server import closed_port
 from tests.support.webhook_server import Reply, running_webhook_server
 

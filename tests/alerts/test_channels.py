@@ -3,6 +3,7 @@ it, so a settings record no row claims is refused, never sent as if it were Disc
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import httpx
@@ -16,9 +17,11 @@ from alerts.channels import (
     missing_secrets,
     secret_values,
 )
+from alerts.channels.apprise import AppriseChannelSection
+from alerts.channels.email import EmailChannelSection
 from alerts.discord import DiscordNotifier
 from alerts.email import EmailNotifier
-from alerts.settings import AppriseChannel, DiscordChannel, SmtpChannel
+from alerts.settings import MODES, AppriseChannel, DiscordChannel, SmtpChannel
 from core.errors import ConfigError
 
 MAIL = SmtpChannel(
@@ -68,3 +71,27 @@ def test_a_missing_webhook_is_named_by_its_variable() -> None:
         "alert channel 'hook': environment variable MY_HOOK is not set"
     ]
     assert missing_secrets({"mail": MAIL, "hook": HOOK}) == []
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"type": "email", "host": "smtp.example.com", "from": "a@b.c", "to": ["d@e.f"]},
+        {"type": "apprise", "urls_env": "RIGSCOUT_NTFY_URL"},
+    ],
+    ids=["email", "apprise"],
+)
+def test_every_channel_with_a_mode_speaks_the_same_two_words(table):
+    section = {"email": EmailChannelSection, "apprise": AppriseChannelSection}[table["type"]]
+    for word in MODES:
+        assert section.model_validate({**table, "mode": word}).mode == word
+    with pytest.raises(ValueError, match="instant"):
+        section.model_validate({**table, "mode": "daily"})
+
+
+def test_the_old_word_for_one_mail_per_deal_still_reads_and_says_what_to_write(caplog):
+    table = {"type": "email", "host": "smtp.example.com", "from": "a@b.c", "to": ["d@e.f"]}
+    with caplog.at_level(logging.WARNING):
+        section = EmailChannelSection.model_validate({**table, "mode": "immediate"})
+    assert section.mode == "instant"
+    assert 'mode "immediate" is deprecated: write mode = "instant"' in caplog.text

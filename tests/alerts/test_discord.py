@@ -11,7 +11,7 @@ from alerts.discord import DiscordNotifier
 from alerts.dispatch import send_test_message
 from alerts.settings import DiscordChannel
 from core.errors import AlertError
-from tests.alerts.factories import HOSTILE_TITLE, make_deal
+from tests.support.deals import HOSTILE_TITLE, make_deal
 from tests.support.smtp_server import closed_port
 from tests.support.webhook_server import Reply, running_webhook_server
 

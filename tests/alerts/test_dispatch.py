@@ -24,7 +24,7 @@ from alerts.outbox import save_pending_alerts
 from alerts.rules import match_rules
 from alerts.settings import AlertRule, DiscordChannel, SmtpChannel
 from db.models import AlertRow
-from tests.alerts.factories import add_listings, make_deal, make_rule
+from tests.support.deals import add_listings, make_deal, make_rule
 from tests.support.smtp_server import Received, SmtpServer, closed_port, running_smtp_server
 from tests.support.webhook_server import Reply, WebhookServer, running_webhook_server
 
@@ -269,13 +269,13 @@ def test_a_run_killed_in_flight_repeats_at_most_the_message_in_flight(engine, no
     with Session(engine) as session:
         add_listings(session, [1, 2, 3, 4, 5], now)
         first = [make_deal(1), make_deal(2)]
-        _run(session, first, {"mail": rig.mail(mode="immediate")}, now, mail_only)
-        killed = KilledAfterSending(rig.mail(mode="immediate"), kill_on=2)
+        _run(session, first, {"mail": rig.mail(mode="instant")}, now, mail_only)
+        killed = KilledAfterSending(rig.mail(mode="instant"), kill_on=2)
         with pytest.raises(KeyboardInterrupt):
             _run(session, [make_deal(i) for i in (3, 4, 5)], {"mail": killed}, now, mail_only)
 
     with Session(engine) as next_run:
-        report = send_pending(next_run, {"mail": rig.mail(mode="immediate")}, now=now)
+        report = send_pending(next_run, {"mail": rig.mail(mode="instant")}, now=now)
         assert _statuses(next_run) == [
             ("mail", 1, "sent", 1),
             ("mail", 2, "sent", 1),

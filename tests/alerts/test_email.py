@@ -14,7 +14,7 @@ from alerts.email import EmailNotifier
 from alerts.settings import SmtpChannel
 from core.errors import AlertError
 from core.models import BuyingFormat
-from tests.alerts.factories import HOSTILE_TITLE, make_deal
+from tests.support.deals import HOSTILE_TITLE, make_deal
 from tests.support.smtp_server import (
     closed_port,
     running_smtp_server,
@@ -74,11 +74,11 @@ def test_a_digest_arrives_as_one_mail_with_plain_and_html_parts():
     assert "&lt;script&gt;" in bodies["text/html"]
 
 
-def test_immediate_mode_sends_one_mail_per_deal():
+def test_instant_mode_sends_one_mail_per_deal():
     deals = [make_deal(i, sku_name=f"GPU {i}") for i in range(1, 4)]
 
     with running_smtp_server() as server:
-        EmailNotifier(_channel(server.port, mode="immediate")).send(deals)
+        EmailNotifier(_channel(server.port, mode="instant")).send(deals)
 
     # A subject this long is folded onto its own continuation line on the wire; mail readers
     # drop the folding whitespace, Python's parser keeps one leading space.
@@ -103,7 +103,7 @@ def test_an_auction_with_estimated_freight_arrives_as_its_likely_end():
     )
 
     with running_smtp_server() as server:
-        EmailNotifier(_channel(server.port, mode="immediate")).send([deal])
+        EmailNotifier(_channel(server.port, mode="instant")).send([deal])
 
     (received,) = server.received
     landed = "likely $125.00–$140.00 (current bid $108.00) incl. estimated freight"
@@ -126,7 +126,7 @@ def test_a_title_with_line_breaks_adds_no_header_on_the_wire():
     )
 
     with running_smtp_server() as server:
-        EmailNotifier(_channel(server.port, mode="immediate")).send([deal])
+        EmailNotifier(_channel(server.port, mode="instant")).send([deal])
 
     (received,) = server.received
     assert received.message["Bcc"] is None
@@ -210,7 +210,7 @@ def test_a_server_that_is_down_raises_an_alert_error():
     ("changes", "expected"),
     [
         ({"security": "tls"}, "mail: security must be one of starttls, ssl, none, not 'tls'"),
-        ({"mode": "daily"}, "mail: mode must be digest or immediate, not 'daily'"),
+        ({"mode": "daily"}, "mail: mode must be instant or digest, not 'daily'"),
     ],
 )
 def test_an_unknown_security_or_mode_is_a_clear_error(changes, expected):
@@ -234,7 +234,7 @@ def test_non_ascii_titles_arrive_intact():
     title = "Tesla V100 — 16 GB « SXM2 » 🚀 Grafikkarte"
 
     with running_smtp_server() as server:
-        EmailNotifier(_channel(server.port, mode="immediate")).send(
+        EmailNotifier(_channel(server.port, mode="instant")).send(
             [make_deal(title=title, sku_name="V100 « SXM2 »")]
         )
 
@@ -248,7 +248,7 @@ def test_a_busy_server_is_retried_and_messages_already_accepted_are_not_sent_twi
     deals = [make_deal(i, title=f"Tesla P40 #{i}") for i in range(1, 4)]
     waits: list[float] = []
     with running_smtp_server(busy={2}) as server:
-        notifier = EmailNotifier(_channel(server.port, mode="immediate"), sleep=waits.append)
+        notifier = EmailNotifier(_channel(server.port, mode="instant"), sleep=waits.append)
         notifier.send(deals)
         bodies = [r.raw for r in server.received]
     assert len(bodies) == 3 == len(set(bodies))

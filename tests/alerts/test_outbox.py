@@ -14,7 +14,7 @@ from alerts.outbox import parse_snapshot, save_pending_alerts
 from alerts.rules import Match
 from db.models import AlertRow
 from db.outbox import load_claim, save_sending, save_sent
-from tests.alerts.factories import add_listings, make_deal, make_rule
+from tests.support.deals import add_listings, make_deal, make_rule
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -13,9 +13,10 @@ from core.models import ServerConfig
 from db.models import AlertRow
 from db.outbox import load_claim, save_sent
 from ranking.catalog import load_catalog
+from ranking.plan.records import Offer, Target
 from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import Offer, Target, plan_rigs
-from tests.alerts.factories import add_listings, make_deal, make_rule
+from ranking.plan.search import plan_rigs
+from tests.support.deals import add_listings, make_deal, make_rule
 
 SKUS = {s.sku: s for s in load_catalog()}
 
@@ -52,10 +53,10 @@ def _plan(host_price: str, module_price: str = "100", config: ServerConfig = REA
     return plan
 
 
-def _rows(session) -> list[tuple[str | None, str, Decimal]]:
+def _rows(session) -> list[tuple[str, str | None, str, Decimal]]:
     session.expire_all()
     rows = session.scalars(select(AlertRow).order_by(AlertRow.id))
-    return [(r.rule, r.status, r.landed_unit_price) for r in rows]
+    return [(r.kind, r.rule, r.status, r.landed_unit_price) for r in rows]
 
 
 def _send(session, channel: str, now) -> None:
@@ -67,14 +68,14 @@ def test_a_plan_is_alerted_once_and_again_only_when_a_cheaper_rig_appears(sessio
     assert save_pending_plan_alert(session, "node", ["mail"], _plan("900"), now=now) == 1
     assert save_pending_plan_alert(session, "node", ["mail"], _plan("880"), now=now) == 0
     session.commit()
-    assert _rows(session) == [("plan:node", "pending", Decimal("1280.00"))]  # refreshed
+    assert _rows(session) == [("plan", "node", "pending", Decimal("1280.00"))]  # refreshed
     _send(session, "mail", now)
 
     assert save_pending_plan_alert(session, "node", ["mail"], _plan("880"), now=now) == 0
     assert save_pending_plan_alert(session, "node", ["mail"], _plan("950"), now=now) == 0
     assert save_pending_plan_alert(session, "node", ["mail"], _plan("870"), now=now) == 1
     session.commit()
-    assert _rows(session)[-1] == ("plan:node", "pending", Decimal("1270.00"))
+    assert _rows(session)[-1] == ("plan", "node", "pending", Decimal("1270.00"))
 
 
 def test_the_payload_is_a_deal_the_channels_can_send(session, now):
@@ -117,4 +118,4 @@ def test_plan_alerts_never_hold_back_or_overwrite_a_deal_alert_on_the_same_listi
     deal = make_deal(1, landed_unit_price="1290")  # dearer than a 5 % drop from $1,300 allows
     assert save_pending_alerts(session, [Match(deal, rule)], now=now) == 1
     session.commit()
-    assert [r[0] for r in _rows(session)] == ["plan:node", rule.name]
+    assert [r[:2] for r in _rows(session)] == [("plan", "node"), ("deal", rule.name)]

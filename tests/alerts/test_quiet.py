@@ -13,7 +13,7 @@ from alerts.outbox import save_pending_alerts
 from alerts.quiet import QuietHours, held_channels, parse_quiet_hours
 from alerts.rules import match_rules
 from alerts.settings import AppriseChannel
-from tests.alerts.factories import add_listings, make_deal, make_rule
+from tests.support.deals import add_listings, make_deal, make_rule
 from tests.support.webhook_server import running_webhook_server
 
 BERLIN = ZoneInfo("Europe/Berlin")

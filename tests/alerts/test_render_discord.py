@@ -16,7 +16,7 @@ from alerts.render_discord import (
     units,
 )
 from core.models import BuyingFormat
-from tests.alerts.factories import HOSTILE_TITLE, make_deal
+from tests.support.deals import HOSTILE_TITLE, make_deal
 
 ZWSP = "\u200b"
 

@@ -12,7 +12,7 @@ import pytest
 from alerts.format import format_discount, format_landed
 from alerts.render_email import render_email_digest, render_subject
 from core.models import BuyingFormat
-from tests.alerts.factories import HOSTILE_TITLE, make_deal
+from tests.support.deals import HOSTILE_TITLE, make_deal
 
 if TYPE_CHECKING:
     from email.message import EmailMessage

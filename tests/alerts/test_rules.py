@@ -9,7 +9,7 @@ import pytest
 
 from alerts.rules import Match, RuleFacts, match_rules, rule_matches
 from core.models import BuyingFormat, Category
-from tests.alerts.factories import make_deal, make_rule
+from tests.support.deals import make_deal, make_rule
 
 P40 = {"sku": "p40-24gb", "sku_name": "Tesla P40 24GB", "category": Category.GPU}
 SERVER = {"sku": "sys-4028gr-trt", "sku_name": "SYS-4028GR-TRT", "category": Category.SERVER}

@@ -19,8 +19,8 @@ from db.store import save_ended, save_listings
 from ranking.market.auction import predict_final
 from ranking.market.auction_watch import BidSeen
 from ranking.rows import SoldRow
-from rigscout.jobs.daily import load_skus
-from rigscout.jobs.deals import MODEL_STATE, load_auction_model, load_ranking
+from ranking.titles import user_skus
+from rigscout.jobs.deals import MODEL_STATE, current_auction_model, rank_stored
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"
@@ -138,7 +138,7 @@ def test_the_ranking_predicts_with_what_the_watched_auctions_taught(session, now
         current_bid=Decimal("112.50"), bids=4, time_left=HOUR, market=Decimal("162.50")
     )
 
-    ranking = load_ranking(session, load_skus(), RankSettings(), now=now)
+    ranking = rank_stored(session, user_skus(), RankSettings(), now=now)
 
     [deal] = [d for d in ranking.deals if d.price_basis == "predicted"]
     assert deal.current_bid == Decimal("112.50")
@@ -159,10 +159,10 @@ def test_the_fitted_auction_model_is_kept_until_the_store_changes(engine, now):
             return load_state(session, MODEL_STATE)
 
     with Session(engine) as session:
-        fitted = load_auction_model(session, settings, now=now)
+        fitted = current_auction_model(session, settings, now=now)
     kept = kept_model()
     with Session(engine) as session:
-        again = load_auction_model(session, settings, now=now)
+        again = current_auction_model(session, settings, now=now)
 
     assert kept is not None and again == fitted and fitted.basis == "watched"
     # Anything the fit reads moves the key: a new sighting, the next day, other settings.
@@ -171,7 +171,7 @@ def test_the_fitted_auction_model_is_kept_until_the_store_changes(engine, now):
     for when, rank in ((now + HOUR, settings), (now + 24 * HOUR, settings),
                        (now, RankSettings(window_days=60))):  # fmt: skip
         with Session(engine) as session:
-            load_auction_model(session, rank, now=when)
+            current_auction_model(session, rank, now=when)
         refitted = kept_model()
         assert refitted is not None and refitted["key"] != kept["key"]
         kept = refitted
@@ -183,7 +183,7 @@ def test_a_busy_store_does_not_make_the_ranking_wait_to_keep_its_model(engine, n
     with Session(engine) as writer:  # another process in the middle of a save
         see(writer, now, auction("601", "100", 4, now + HOUR))
         with Session(engine) as session:
-            load_auction_model(session, RankSettings(), now=now)
+            current_auction_model(session, RankSettings(), now=now)
         writer.rollback()
     with Session(engine) as session:
         kept = load_state(session, MODEL_STATE)

@@ -9,8 +9,7 @@ import pytest
 from sqlalchemy import text
 
 from core.errors import StoreError
-from db.engine import open_engine, session_factory
-from db.models import RunRow
+from db.engine import open_engine
 
 
 def free_port() -> int:
@@ -108,12 +107,3 @@ def test_plain_postgresql_urls_use_psycopg(pg_database):
 def test_a_url_that_is_not_usable_is_a_store_error(url):
     with pytest.raises(StoreError, match="Cannot open database"):
         open_engine(url)
-
-
-def test_sessions_keep_objects_readable_after_commit(engine, now):
-    with session_factory(engine)() as session:
-        run = RunRow(started_at=now, source="web", errors=[])
-        session.add(run)
-        session.commit()
-
-    assert (run.source, run.status) == ("web", "running")

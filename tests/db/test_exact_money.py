@@ -27,7 +27,7 @@ from db.store import save_listings
 from db.types import InexactAmountError, from_units, to_units
 from rigscout.outputs.export import ExportFilter, export_listings, export_prices
 from tests.db.test_migrate import schema_differences
-from tests.db_fixtures import throwaway_pg_database
+from tests.support.db import throwaway_pg_database
 
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
 P40 = Normalized("NVIDIA Tesla P40 24GB", "nvidia-tesla-p40", Category.GPU, Kind.ITEM)

@@ -14,7 +14,7 @@ from db.engine import open_engine
 from db.migrate import current_revision, head_revision, upgrade
 from db.models import ListingRow, ObservationRow
 from tests.db.test_migrate import schema_differences
-from tests.db_fixtures import throwaway_pg_database
+from tests.support.db import throwaway_pg_database
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 LISTING = (

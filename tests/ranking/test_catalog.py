@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from bench import SHARED
 from core.errors import NormalizeError
 from core.models import Category
 from ranking.catalog import CATALOG_DIR, Catalog, Sku, load_catalog
-from tests.conftest import SHARED, missing_shared
+from tests.conftest import missing_shared
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -15,7 +15,7 @@ from ranking.market.auction import AuctionPrediction
 from ranking.pricing import price_rows
 from ranking.rank import rank_priced, rank_rows
 from ranking.records import RankFilters
-from tests.ranking.rows import NOW, active, sales
+from tests.support.rows import NOW, active, sales
 
 CATALOG = {s.sku: s for s in load_catalog()}
 CATALOG_ROOT = Path(__file__).resolve().parents[2] / "ranking"

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from bench import FIXTURES
 from core.errors import ParseError
 from scraper.parse import parse_search_page
-from tests.conftest import FIXTURES
 
 PAGE = FIXTURES / "demo" / "p40" / "active-p1.html"
 

@@ -17,6 +17,7 @@ import httpx
 import pytest
 from sqlalchemy.orm import Session
 
+from bench import SAMPLES
 from core.errors import BudgetError, FetchError, RateLimitedError
 from core.models import SavedSearch
 from core.settings import ApiSettings
@@ -29,7 +30,7 @@ from scraper.browse import (
     search_params,
     split_band,
 )
-from tests.conftest import SAMPLES, load_sample
+from tests.conftest import load_sample
 from tests.support.fake_browse import FakeBrowse
 
 V100 = "itemsummaries_tesla-v100_2024-01.json"

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from bench import SAMPLES
 from core.errors import ParseError
 from core.models import BuyingFormat, Listing
 from scraper.browse_parse import parse_item_summaries, parse_item_summary
-from tests.conftest import SAMPLES, load_sample
+from tests.conftest import load_sample
 
 SAMPLE_FILES = sorted(p.name for p in (SAMPLES / "browse-api").glob("*.json")) or ["absent.json"]
 

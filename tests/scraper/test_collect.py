@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
+from bench import FIXTURES
 from core.models import Mode, SavedSearch
 from core.settings import CollectorSettings
 from scraper.collect import FetchedPage, collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from scraper.offline import offline_page_source
-from tests.conftest import FIXTURES, load_fixture, load_sample
+from tests.conftest import load_fixture, load_sample
 from tests.support.fake_ebay import FakeEbay
 from tests.support.memory_store import MemoryStore
 

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
+from bench import FIXTURES
 from core.errors import ParseError
 from scraper.fx import parse_ecb_rates, rates_in
-from tests.conftest import FIXTURES
 
 ECB = (FIXTURES / "fx" / "eurofxref-daily.xml").read_text(encoding="utf-8")
 

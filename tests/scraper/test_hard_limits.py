@@ -11,13 +11,13 @@ import time
 import httpx
 import pytest
 
+from bench import SAMPLES
 from core.errors import FetchError, ParseError
 from core.models import Mode, SavedSearch
 from core.settings import CollectorSettings
 from scraper.collect import collect_search, web_page_source
 from scraper.http import PoliteFetcher
 from scraper.parse import MAX_PAGE_CHARS, check_page_shape, parse_search_page
-from tests.conftest import SAMPLES
 from tests.support.fake_ebay import FakeEbay
 from tests.support.memory_store import MemoryStore
 

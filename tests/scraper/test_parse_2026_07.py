@@ -12,10 +12,11 @@ from decimal import Decimal
 
 from click.testing import CliRunner
 
+from bench import FIXTURES
 from core.models import BuyingFormat
 from rigscout.cli.main import cli
 from scraper.parse import listing_to_contract, parse_search_page
-from tests.conftest import FIXTURES, load_fixture
+from tests.conftest import load_fixture
 
 ACTIVE = "scard_2026-07_active.html"
 SOLD = "scard_2026-07_sold.html"

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
+from bench import FIXTURES
 from core.models import BuyingFormat
 from scraper.parse import parse_search_page
-from tests.conftest import FIXTURES
 
 DEMO = FIXTURES / "demo"
 SEARCHES = [

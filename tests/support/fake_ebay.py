@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
+from bench import SAMPLES
 from rigscout.config.load import load_settings
-from tests.conftest import SAMPLES
 
 if TYPE_CHECKING:
     from types import TracebackType

@@ -36,7 +36,7 @@ def downgrade() -> None:
 
 
 def _backfill() -> None:
-    from ranking.titles.normalize import default_normalizer
+    from ranking.titles import default_normalizer
 
     normalizer = default_normalizer()
     listings = sa.table(

@@ -31,7 +31,7 @@ def normalize(ctx: click.Context) -> None:
 
         echo "Lot of 2 NVIDIA Tesla V100 SXM2 16GB" | rigscout normalize
     """
-    from ranking.titles.user_catalog import user_normalizer
+    from ranking.titles import user_normalizer
     from rigscout.cli.catalog_view import catalog_extra
 
     normalizer = user_normalizer(catalog_extra(ctx.obj.config_option))

@@ -178,12 +178,12 @@ def chart_history(
 
         rigscout chart history nvidia-tesla-p40 nvidia-rtx-3090 -o charts/
     """
-    from rigscout.cli.deal_view import load_skus
+    from ranking.titles import user_skus
     from rigscout.outputs.charts import load_history, render_history_chart
 
     settings = app.settings()
     check_skus(skus, settings.catalog_extra)
-    catalog = load_skus(settings.catalog_extra)
+    catalog = user_skus(settings.catalog_extra)
     engine = open_existing_store(settings)
     day = since.date() if since else None
     histories = {s: load_history(engine, s, settings.rank, since=day) for s in skus}
@@ -219,16 +219,16 @@ def chart_value(app: AppContext, profile: str | None, category: str, output: Pat
     from sqlalchemy.orm import Session
 
     from core.clock import utcnow
-    from rigscout.cli.deal_view import load_skus
-    from rigscout.jobs.deals import load_ranking
-    from rigscout.outputs.charts import render_value_chart, score_value_points
+    from ranking.titles import user_skus
+    from rigscout.jobs.deals import rank_stored
+    from rigscout.outputs.charts import render_value_chart, score_market_value_points
 
     settings = app.settings()
     engine = open_existing_store(settings)
     with Session(engine) as session:
-        skus = load_skus(settings.catalog_extra)
-        baselines = load_ranking(session, skus, settings.rank, now=utcnow()).markets
-    points, metric = score_value_points(
+        skus = user_skus(settings.catalog_extra)
+        baselines = rank_stored(session, skus, settings.rank, now=utcnow()).markets
+    points, metric = score_market_value_points(
         skus, baselines, profile or settings.rank.profile, category=category
     )
     if not points:

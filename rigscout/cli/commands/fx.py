@@ -37,19 +37,17 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
     """
     import httpx
 
-    from rigscout.config.load import read_toml, resolve_config_path
+    from rigscout.config.load import load_settings, resolve_config_path
     from scraper.fx import ECB_DAILY, fetch_ecb_rates, rates_in
 
     config = resolve_config_path(app.config_option, os.environ, Path.cwd())
-    raw = read_toml(config) if config.exists() else {}
-    found = raw.get("rank")
-    rank: dict[str, object] = found if isinstance(found, dict) else {}
-    currency = str(rank.get("currency", "USD")).upper()
+    settings = load_settings(config if config.exists() else None, os.environ, without_rates=True)
+    currency = settings.rank.currency
     url = source or ECB_DAILY
     with httpx.Client(timeout=30, follow_redirects=True) as client:
         rates = fetch_ecb_rates(client, url)
     table = rates_in(rates, currency)
-    target = output or config.parent / RATES_FILE
+    target = output or settings.fx_file or config.parent / RATES_FILE
     lines = [
         f"# Units of {currency} per unit of each currency: the European Central Bank's euro",
         f"# reference rates of {rates.day.isoformat()}, re-based on {currency} by",
@@ -62,7 +60,7 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
     except OSError as exc:
         raise ConfigError(f"cannot write {target}: {exc.strerror or exc}") from None
     click.echo(f"Wrote {target}: {len(table)} rates in {currency}, the ECB's of {rates.day}.")
-    if rank.get("fx_file") is None:
+    if settings.fx_file is None:
         click.echo(
             f'To use them: set [rank] fx_file = "{target.name}" in {config.name} and remove '
             "its [rank.fx] table."

@@ -90,7 +90,7 @@ def _profile_names() -> list[str]:
 def check_skus(skus: tuple[str, ...] | list[str], extra: Sequence[Path] = ()) -> None:
     """The same answer on every command for a SKU the catalog (with ``extra`` files) lacks."""
     from ranking.catalog import load_catalog
-    from ranking.titles.user_catalog import load_user_catalog
+    from ranking.titles import load_user_catalog
 
     catalog = load_user_catalog(extra).catalog if extra else load_catalog()
     unknown = [s for s in skus if s not in catalog]

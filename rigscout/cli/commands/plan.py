@@ -27,7 +27,7 @@ from rigscout.cli.commands.options import (
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from ranking.plan.search import Target
+    from ranking.plan import Target
 
 
 @click.command("plan")
@@ -91,10 +91,8 @@ def plan(
 
     from core.clock import utcnow
     from db.rank_rows import load_active_count
-    from ranking.plan.render import render_plan_json, render_plans_text
-    from ranking.plan.rules import load_plan_rules
-    from ranking.plan.search import Target
-    from rigscout.jobs.plans import load_plans
+    from ranking.plan import Target, load_plan_rules, render_plan_json, render_plans_text
+    from rigscout.jobs.plans import build_plans
 
     settings = app.settings()
     ws = load_plan_rules().workstation
@@ -118,7 +116,7 @@ def plan(
     )
     now = utcnow()
     with Session(open_existing_store(settings)) as session:
-        plans = load_plans(session, settings, target, now)
+        plans = build_plans(session, settings, target, now)
         listings = 0 if plans else load_active_count(session)
     if as_json:
         emit_json([render_plan_json(p) for p in plans])

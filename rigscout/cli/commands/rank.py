@@ -82,9 +82,11 @@ def rank(
     from sqlalchemy.orm import Session
 
     from core.clock import utcnow
+    from core.deal_json import deal_to_json
     from ranking.records import RankFilters
-    from rigscout.cli.deal_view import deal_json, load_skus, print_deals
-    from rigscout.jobs.deals import load_rankings
+    from ranking.titles import user_skus
+    from rigscout.cli.deal_view import print_deals
+    from rigscout.jobs.deals import rank_stored_many
 
     settings = app.settings()
     if sku:
@@ -100,14 +102,14 @@ def rank(
         kept_out=False,
     )
     with Session(engine) as session:
-        skus = load_skus(settings.catalog_extra)
-        (ranking,) = load_rankings(
+        skus = user_skus(settings.catalog_extra)
+        (ranking,) = rank_stored_many(
             session, skus, settings.rank, now=utcnow(), filters=[filters], kept=not recompute
         )
     flagged = ranking.flagged if include_flagged else ()
     parts = ranking.parts if include_parts else ()
     if as_json:
-        emit_json([deal_json(d) for d in (*ranking.deals, *flagged, *parts)])
+        emit_json([deal_to_json(d, money=float) for d in (*ranking.deals, *flagged, *parts)])
         return
     shown = (*ranking.deals, *flagged, *parts)
     if not shown:

@@ -48,7 +48,7 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
     import webbrowser
 
     from core.clock import utcnow
-    from rigscout.cli.deal_view import load_skus
+    from ranking.titles import user_skus
     from rigscout.cli.render import progress_bar
     from rigscout.outputs.report.build import write_report
     from rigscout.outputs.report.serve import open_server
@@ -59,7 +59,7 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
     engine = open_existing_store(settings)
     with progress_bar(app.console, REPORT_STEPS) as step:  # shown on a terminal only
         page = write_report(
-            engine, settings, folder, skus=load_skus(settings.catalog_extra), now=utcnow(),
+            engine, settings, folder, skus=user_skus(settings.catalog_extra), now=utcnow(),
             on_step=step,
         )  # fmt: skip
     engine.dispose()

@@ -69,11 +69,11 @@ def run(
 
         rigscout run --offline fixtures/demo
     """
-    from rigscout.jobs.daily import run_job
+    from rigscout.cli.run_view import run_and_show
 
-    report = run_job(
+    report = run_and_show(
         app.settings(),
-        console=app.console,
+        app.console,
         offline=offline,
         search_names=search_names,
         profile=profile,
@@ -100,11 +100,11 @@ def collect(
 
         rigscout collect --search v100-sxm2
     """
-    from rigscout.jobs.daily import run_job
+    from rigscout.cli.run_view import run_and_show
 
-    report = run_job(
+    report = run_and_show(
         app.settings(),
-        console=app.console,
+        app.console,
         offline=offline,
         search_names=search_names,
         profile=None,

@@ -93,7 +93,7 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
         rigscout -v schedule
     """
     from db.lock import daemon_lock
-    from rigscout.jobs.scheduler import build_scheduler, serve
+    from rigscout.cli.scheduler import build_scheduler, serve
 
     settings = app.settings()
     if not logging.getLogger().isEnabledFor(logging.INFO):

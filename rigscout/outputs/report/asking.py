@@ -13,7 +13,7 @@ history window (most of a report's time on a large store). The kept days hold wh
 
 Otherwise every day is computed again and kept anew. A store that refuses the write (read-only)
 only costs the next report the full computation. Either way the answer is the
-one the full computation gives (``tests/report/test_asking_band.py``).
+one the full computation gives (``tests/rigscout/outputs/report/test_asking_band.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from db.asking_days import (
 )
 from db.history import load_asking_rows
 from db.state import load_state
-from ranking.kept.digest import pricing_basis
+from ranking.kept import pricing_basis
 from ranking.landed import landed_with_freight
 from rigscout.outputs.report.records import AskingDay
 
@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 CODE = (Path(__file__), Path(asking_days.__file__ or ""), Path(history.__file__ or ""))
 
 
-def load_asking_days(
+def build_asking_days(
     session: Session, rank: RankSettings, *, since: date, now: datetime, keep: bool = True
 ) -> tuple[AskingDay, ...]:
     """Per SKU and day since ``since``, the lowest and highest landed asking price observed:
@@ -130,8 +130,8 @@ def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[As
                 shipping,
                 row.quantity,
                 row.currency,
-                row.category,
-                rank,
+                category=row.category,
+                settings=rank,
                 marketplace=row.marketplace,
                 location=row.location,
             )

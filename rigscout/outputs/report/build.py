@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from core.errors import ConfigError
 from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.plans import load_bom_prices
-from rigscout.outputs.report.asking import load_asking_days
-from rigscout.outputs.report.load import history_start, load_report_data
+from rigscout.outputs.report.asking import build_asking_days
+from rigscout.outputs.report.load import build_report_data, history_start
 from rigscout.outputs.report.page import render_report
 from rigscout.outputs.report.rigs import load_report_rigs, report_planner, report_targets
 
@@ -64,7 +64,7 @@ def write_report(
                     parts = load_bom_prices(session, settings.rank, now)
                 planner = report_planner(settings, skus, parts)
             with Session(engine) as session:
-                data = load_report_data(
+                data = build_report_data(
                     session,
                     skus,
                     settings.rank,
@@ -98,7 +98,7 @@ def _load_asking(
     engine: Engine, settings: Settings, since: date, now: datetime
 ) -> tuple[AskingDay, ...]:
     with Session(engine) as session:
-        return load_asking_days(session, settings.rank, since=since, now=now)
+        return build_asking_days(session, settings.rank, since=since, now=now)
 
 
 def save_page(out_dir: Path, html: str) -> Path:

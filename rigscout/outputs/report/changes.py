@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import TYPE_CHECKING
 
-from ranking.market.sold import sold_median
+from ranking.market import sold_median
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from datetime import date
     from decimal import Decimal
 
-    from ranking.market.sold import Market
+    from ranking.market import Market
     from rigscout.outputs.report.records import AskingDay, SoldPoint
 
 W, H = 640, 260

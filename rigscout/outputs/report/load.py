@@ -2,7 +2,7 @@
 runs, sent alerts and new listings of rare hardware.
 
 No rule is recomputed here: the deals and the market references come from
-``rigscout.jobs.deals.load_ranking``; prices are converted with ``ranking.landed``.
+``rigscout.jobs.deals.rank_stored``; prices are converted with ``ranking.landed``.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from db.rank_rows import load_sold_rows
 from db.report_rows import load_listing_news, load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
 from ranking.landed import landed_unit_price
-from ranking.market.sold import sale_weight
+from ranking.market import sale_weight
 from ranking.profiles import load_profiles
 from ranking.records import RankFilters
-from rigscout.jobs.deals import load_rankings
+from rigscout.jobs.deals import rank_stored_many
 from rigscout.jobs.plans import EVERY_LISTING
-from rigscout.outputs.report.asking import load_asking_days
+from rigscout.outputs.report.asking import build_asking_days
 from rigscout.outputs.report.records import (
     NewListing,
     ProfileDeals,
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from ranking.catalog import Sku
     from ranking.records import PlannerView, Ranking
     from ranking.rows import SoldRow
+    from rigscout.config.report import ReportSettings
     from rigscout.outputs.report.records import AskingDay
-    from rigscout.outputs.report.settings import ReportSettings
 
 RARE_MAX_ACTIVE = 3  # a SKU with at most this many active listings is rare
 NEW_WITHIN = timedelta(days=1)
@@ -51,7 +51,7 @@ ALERTS_SHOWN = 20
 NEW_SHOWN = 30
 
 
-def load_report_data(
+def build_report_data(
     session: Session,
     skus: Mapping[str, Sku],
     rank: RankSettings,
@@ -86,7 +86,7 @@ def load_report_data(
         RankFilters(name, limit=EVERY_LISTING, explain=False, planner=planner)
         for name in planned_only
     ]
-    rankings = load_rankings(session, skus, rank, now=now, filters=filters)
+    rankings = rank_stored_many(session, skus, rank, now=now, filters=filters)
     sales = load_sold_rows(
         session,
         now=now,
@@ -111,7 +111,7 @@ def load_report_data(
         markets=markets,
         skus=skus,
         sold=score_sold_points(sales, rank, since=since),
-        asking=asking() if asking else load_asking_days(session, rank, since=since, now=now),
+        asking=asking() if asking else build_asking_days(session, rank, since=since, now=now),
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
         new_rare=tuple(

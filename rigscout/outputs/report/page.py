@@ -18,7 +18,7 @@ from markupsafe import Markup
 from alerts.format import safe_url
 from core.fmt import time_left
 from core.models import BuyingFormat, Category
-from ranking.titles.flags import short_label
+from ranking.titles import short_label
 from ranking.value import board_value, value_metrics
 from rigscout import __version__
 from rigscout.outputs.report import fmt
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from core.models import Deal
     from db.report_rows import ListingNews
     from ranking.catalog import Sku
-    from ranking.market.sold import Market
+    from ranking.market import Market
     from rigscout.outputs.report.records import AskingDay, ReportData, RigPlan, SoldPoint
 
 PAGE_SIZE = 50
@@ -112,7 +112,7 @@ def render_report(
         rare_max=RARE_MAX_ACTIVE,
         history_since=since,
         histories=render_histories(data, since=since, today=today),
-        value_points=(points := score_value_points(best, data.skus)),
+        value_points=(points := score_deal_value_points(best, data.skus)),
         value_svg=render_value_chart(points, currency=data.currency),
         runs=data.runs,
         failures=[
@@ -237,7 +237,7 @@ def render_histories(data: ReportData, *, since: date, today: date) -> list[Hist
     ]
 
 
-def score_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -> list[ValuePoint]:
+def score_deal_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -> list[ValuePoint]:
     """Each GPU with a fixed-price deal: its best price per GB of VRAM and per TFLOP/s.
 
     The figures are the ranking's own (``ranking.value``): a board's totals (a dual-GPU board

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from db.report_rows import ListingNews
     from db.runs import RunSummary
     from ranking.catalog import Sku
-    from ranking.market.sold import Market
+    from ranking.market import Market
 
 
 class RigPlan(Protocol):

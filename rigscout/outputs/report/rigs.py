@@ -11,10 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ranking.plan.explain import summary
-from ranking.plan.render import render_bom_line, render_part_label, render_plan_figures
-from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import Target, plan_rigs, planner_view
+from ranking.plan import (
+    Target,
+    load_plan_rules,
+    plan_rigs,
+    planner_view,
+    render_bom_line,
+    render_part_label,
+    render_plan_figures,
+    summary,
+)
 from rigscout.jobs.plan_alerts import saved_plan_target
 from rigscout.jobs.plans import offers_from_deals
 from rigscout.outputs.report.load import RARE_MAX_ACTIVE
@@ -28,9 +34,7 @@ if TYPE_CHECKING:
 
     from core.models import Deal
     from ranking.catalog import Sku
-    from ranking.plan.bom import PartPrices
-    from ranking.plan.rules import PlanRules
-    from ranking.plan.search import Offer, Plan
+    from ranking.plan import Offer, PartPrices, Plan, PlanRules
     from ranking.records import PlannerView
     from rigscout.config.load import Settings
 

@@ -17,9 +17,10 @@ import pytest
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
 from ranking.kept.shortlist import PricedColumns, plannable
-from ranking.plan.bom import PartOffer, PartPrices, plan_kind
+from ranking.plan.bom import plan_kind
+from ranking.plan.records import Offer, PartOffer, PartPrices, Target
 from ranking.plan.rules import Workstation, load_plan_rules
-from ranking.plan.search import Offer, Target, plan_rigs, planner_view
+from ranking.plan.search import plan_rigs, planner_view
 from ranking.titles.server_config import load_parts
 
 SKUS = {s.sku: s for s in load_catalog()}

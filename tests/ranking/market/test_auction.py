@@ -8,6 +8,15 @@ from decimal import Decimal
 
 import pytest
 
+from bench import SAMPLES
+from bench.auction_bids import (
+    BidHistory,
+    ProxyBid,
+    bid_increment,
+    parse_bid_histories,
+    visible_price,
+)
+from bench.auction_prior import render_prior
 from core.settings import RankSettings
 from ranking.market.auction import (
     AuctionSnapshot,
@@ -19,15 +28,7 @@ from ranking.market.auction import (
 )
 from ranking.market.auction_watch import BidSeen, WatchedAuction, watched_snapshots
 from ranking.rows import SoldRow
-from tests.conftest import SAMPLES, missing_shared
-from tests.support.auction_bids import (
-    BidHistory,
-    ProxyBid,
-    bid_increment,
-    parse_bid_histories,
-    visible_price,
-)
-from tests.support.auction_prior import render_prior
+from tests.conftest import missing_shared
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)

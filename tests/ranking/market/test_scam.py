@@ -13,7 +13,7 @@ from core.settings import RankSettings
 from ranking.catalog import load_catalog
 from ranking.rank import rank_rows
 from ranking.records import RankFilters
-from tests.ranking.rows import NOW, active, sales
+from tests.support.rows import NOW, active, sales
 
 CATALOG = {s.sku: s for s in load_catalog()}
 A100_PCIE = "nvidia-a100-pcie-40gb"  # no sales of its own in these tests

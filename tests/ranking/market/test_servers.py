@@ -18,7 +18,7 @@ from ranking.market.auction import MARKET_CEILING
 from ranking.rank import rank_rows
 from ranking.records import RankFilters
 from ranking.titles.server_config import parse_server_config
-from tests.ranking.rows import NOW, active, sales, sold
+from tests.support.rows import NOW, active, sales, sold
 
 CATALOG = {s.sku: s for s in load_catalog()}
 USD = RankSettings()

@@ -8,7 +8,7 @@ import pytest
 
 from core.settings import RankSettings
 from ranking.market.sold import sale_weight, score_market, weighted_median
-from tests.ranking.rows import NOW, sales, sold
+from tests.support.rows import NOW, sales, sold
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"

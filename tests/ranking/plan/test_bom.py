@@ -8,12 +8,12 @@ from decimal import Decimal
 
 from core.models import Included, ServerConfig
 from ranking.catalog import load_catalog
-from ranking.plan.bom import PartOffer, PartPrices
+from ranking.plan.records import Offer, PartOffer, PartPrices, Target
 from ranking.plan.render import render_plan_json, render_plans_text
 from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import Offer, Target, plan_rigs
+from ranking.plan.search import plan_rigs
 from ranking.titles.server_config import load_parts, parse_server_config
-from tests.ranking.rows import NOW
+from tests.support.rows import NOW
 
 SKUS = {s.sku: s for s in load_catalog()}
 RULES = load_plan_rules()

@@ -7,12 +7,14 @@ from decimal import Decimal
 
 import pytest
 
+from bench import SHARED
 from core.errors import ConfigError
 from core.models import Category
 from ranking.catalog import load_catalog
+from ranking.plan.records import Offer, Target
 from ranking.plan.rules import FIT_FILE, load_fits, load_plan_rules, parse_fit_row
-from ranking.plan.search import Offer, Target, plan_rigs
-from tests.conftest import SHARED, missing_shared
+from ranking.plan.search import plan_rigs
+from tests.conftest import missing_shared
 
 CATALOG = list(load_catalog())
 RULES = load_plan_rules()

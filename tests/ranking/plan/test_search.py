@@ -7,12 +7,13 @@ from decimal import Decimal
 
 import pytest
 
+from bench.plan_exhaustive import plan_rigs_exhaustive
 from core.errors import ConfigError
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
+from ranking.plan.records import Offer, Target
 from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import Offer, Target, plan_rigs
-from tests.support.plan_exhaustive import plan_rigs_exhaustive
+from ranking.plan.search import plan_rigs
 
 SKUS = {s.sku: s for s in load_catalog()}
 RULES = load_plan_rules()

@@ -8,10 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.errors import NormalizeError
-from core.models import Category, Included, Kind, Normalized
-from tests.conftest import FIXTURES, SHARED, missing_shared
-from tests.support.accuracy import (
+from bench import FIXTURES, SHARED
+from bench.accuracy import (
     COLUMNS,
     AccuracyReport,
     LabeledTitle,
@@ -19,6 +17,9 @@ from tests.support.accuracy import (
     render_accuracy_report,
     score_accuracy,
 )
+from core.errors import NormalizeError
+from core.models import Category, Included, Kind, Normalized
+from tests.conftest import missing_shared
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ranking.titles.flags import flag_listing, load_signals
-from tests.ranking.rows import active
+from tests.support.rows import active
 
 SIGNALS = load_signals()
 README = Path(__file__).resolve().parents[3] / "README.md"

@@ -1,0 +1,391 @@
+"""Incremental ranking gives the answer a full recompute gives, on SQLite and PostgreSQL.
+
+A randomized store (the demo's titles at random prices, formats, sellers, places, with sales)
+is ranked from its kept priced rows and in full; then it is edited at random (new prices, new
+listings, sales that move the markets, a seller's feedback, time passing over auctions, an
+ignored seller, other FX rates) and the two are compared again after each edit, for the
+views a buyer reads: the deals, the flagged, the parts, what was left out, the markets.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from sqlalchemy import create_engine, event, func, select, update
+from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from sqlalchemy import Engine
+
+from core.models import BuyingFormat, Listing, Normalized
+from core.settings import RankSettings
+from db.engine import open_engine
+from db.ignores import save_ignore
+from db.migrate import upgrade
+from db.models import ListingRow, PricedRow
+from db.store import save_listings
+from ranking.catalog import load_catalog
+from ranking.plan.records import Offer, Plan, Target
+from ranking.plan.rules import load_plan_rules
+from ranking.plan.search import plan_rigs, planner_view
+from ranking.records import RankFilters, Ranking
+from ranking.titles import user_skus
+from ranking.titles.normalize import default_normalizer
+from rigscout.config.load import load_settings
+from rigscout.jobs.deals import rank_stored_many
+from rigscout.jobs.plans import build_offers, load_bom_prices
+from tests.rigscout.jobs.test_demo_shortlist import AS_OF, demo_top_15
+from tests.support.cli import write_config
+
+DEMO = Path(__file__).resolve().parents[3] / "fixtures" / "demo" / "listings.tsv"
+NOW = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+SETTINGS = RankSettings(
+    fx_rates={"USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27")},
+    min_seller_feedback=10,
+)
+FILTERS = (
+    RankFilters(limit=25),
+    RankFilters(profile="training", limit=10),
+    RankFilters(profile="capacity", category="server", limit=8),
+    RankFilters(buying="auction", limit=10),
+    RankFilters(max_price=Decimal("150"), limit=10),
+    RankFilters(sku="nvidia-tesla-v100-sxm2-16gb", limit=5),
+    RankFilters(limit=100_000, explain=False),  # the planner's view: every listing
+)
+PLACES = ("United States", "United States", "Canada", "Germany", "Hong Kong", "China")
+
+
+@cache
+def titles() -> tuple[tuple[str, Decimal, Normalized], ...]:
+    """Each demo title with its price and what the normalizer makes of it."""
+    normalizer = default_normalizer()
+    with DEMO.open(encoding="utf-8") as f:
+        rows = {r["title"]: Decimal(r["price"]) for r in csv.DictReader(f, delimiter="\t")}
+    return tuple((t, price, normalizer.normalize(t)) for t, price in sorted(rows.items()))
+
+
+class Market:
+    """A random store and the edits a collector makes to it."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.next_id = 1
+        self.active: dict[str, tuple[Listing, Normalized]] = {}
+
+    def listing(self, now: datetime, *, sold: bool = False) -> tuple[Listing, Normalized]:
+        rng = self.rng
+        title, price, norm = rng.choice(titles())
+        item_id = f"9{self.next_id:08d}"
+        self.next_id += 1
+        auction = not sold and rng.random() < 0.3
+        low_feedback = rng.random() < 0.15
+        seller = f"new_{rng.randrange(3)}" if low_feedback else f"seller_{rng.randrange(40)}"
+        currency = rng.choice(("USD", "USD", "USD", "EUR", "GBP", "JPY"))  # JPY: no rate
+        item = Listing(
+            item_id=item_id,
+            title=title,
+            url=f"https://www.ebay.com/itm/{item_id}",
+            price=(price * Decimal(rng.uniform(0.4, 1.5))).quantize(Decimal("0.01")),
+            currency=currency,
+            buying_format=BuyingFormat.AUCTION if auction else BuyingFormat.BUY_IT_NOW,
+            shipping=rng.choice((None, Decimal(0), Decimal("25.00"))),
+            bids=rng.randrange(12) if auction else None,
+            end_time=now + timedelta(minutes=rng.randrange(10, 4 * 24 * 60)) if auction else None,
+            sold_date=(now - timedelta(days=rng.randrange(0, 80))).date() if sold else None,
+            best_offer_accepted=sold and rng.random() < 0.2,
+            seller=seller,
+            seller_feedback=rng.randrange(0, 9) if low_feedback else rng.randrange(50, 90_000),
+            seller_positive_pct=Decimal("99.1"),
+            location=rng.choice(PLACES),
+        )
+        return item, norm
+
+    def seed(self, session: Session, now: datetime, *, active: int, sold: int) -> None:
+        items = [self.listing(now) for _ in range(active)]
+        items += [self.listing(now, sold=True) for _ in range(sold)]
+        self.save(session, items, now)
+
+    def save(
+        self, session: Session, items: list[tuple[Listing, Normalized]], now: datetime
+    ) -> None:
+        save_listings(session, items, search="random", run_id=None, now=now)
+        session.commit()
+        for item, norm in items:
+            if item.sold_date is None:
+                self.active[item.item_id] = (item, norm)
+            else:
+                self.active.pop(item.item_id, None)
+
+    def edit(self, session: Session, now: datetime) -> str:
+        """One random edit, as a run or the user would make it; says which."""
+        rng = self.rng
+        ids = sorted(self.active)
+        kind = rng.choice(("prices", "new", "sold", "feedback", "seen", "ignore"))
+        if kind == "prices":
+            picked = rng.sample(ids, min(15, len(ids)))
+            self.save(
+                session,
+                [
+                    (
+                        replace(self.active[i][0], price=self.active[i][0].price + 7),
+                        self.active[i][1],
+                    )
+                    for i in picked
+                ],
+                now,
+            )
+        elif kind == "new":
+            self.save(session, [self.listing(now) for _ in range(20)], now)
+        elif kind == "sold":  # sales move the markets
+            picked = rng.sample(ids, min(12, len(ids)))
+            sold = [
+                (
+                    replace(
+                        self.active[i][0],
+                        sold_date=now.date(),
+                        buying_format=BuyingFormat.BUY_IT_NOW,
+                    ),
+                    self.active[i][1],
+                )
+                for i in picked
+            ]
+            self.save(session, sold + [self.listing(now, sold=True) for _ in range(10)], now)
+        elif kind == "feedback":  # a new account's listings pass the threshold together
+            seller = f"new_{rng.randrange(3)}"
+            items = [
+                (replace(item, seller_feedback=25), norm)
+                for item, norm in self.active.values()
+                if item.seller == seller
+            ]
+            self.save(session, items, now)
+        elif kind == "seen":  # a run that sees listings unchanged
+            self.save(session, [self.active[i] for i in rng.sample(ids, min(30, len(ids)))], now)
+        else:
+            save_ignore(session, "seller", f"seller_{rng.randrange(40)}", now=now)
+            session.commit()
+        return kind
+
+
+def both(
+    session: Session, now: datetime, settings: RankSettings = SETTINGS
+) -> tuple[object, object]:
+    """The rankings from the kept rows (checked to be read), and in full."""
+    skus = {s.sku: s for s in load_catalog()}
+    session.commit()  # nothing under way: the kept rows are used and kept
+    with recorded(session.get_bind()) as statements:
+        kept = rank_stored_many(session, skus, settings, now=now, filters=FILTERS)
+    assert any("priced.inputs" in s for s in statements), "the kept rows were not read"
+    full = rank_stored_many(session, skus, settings, now=now, filters=FILTERS, kept=False)
+    return kept, full
+
+
+PLAN_TARGETS = (
+    Target(vram_gb=64, limit=12),
+    Target(vram_gb=96, profile="training", max_auctions=1, limit=12),
+    Target(vram_gb=48, form_factor="pcie", budget=Decimal(2500)),
+)
+
+
+def plans_both(session: Session, now: datetime) -> tuple[object, object]:
+    """The plans from the kept rows' planner view (checked to be read), and from every listing."""
+    skus = {s.sku: s for s in load_catalog()}
+    rules = load_plan_rules()
+    session.commit()
+    parts = load_bom_prices(session, SETTINGS, now)
+    session.commit()
+    view = planner_view(skus, rules, parts)
+    with recorded(session.get_bind()) as statements:
+        kept = build_offers(session, SETTINGS, "llm-inference", now, skus=skus, planner=view)
+    assert any("priced.inputs" in s for s in statements), "the kept rows were not read"
+    every = build_offers(session, SETTINGS, "llm-inference", now, skus=skus, kept=False)
+    assert len(kept) <= len(every)
+
+    def plans(offers: list[Offer]) -> list[Plan]:
+        return [p for t in PLAN_TARGETS for p in plan_rigs(offers, skus, rules, t, parts=parts)]
+
+    return plans(kept), plans(every)
+
+
+@contextmanager
+def recorded(engine: Engine) -> Iterator[list[str]]:
+    """The SQL statements run on ``engine`` in the block."""
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def priced_rows(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(PricedRow)) or 0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
+    market = Market(seed)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=260, sold=200)
+        now = NOW
+        kept, full = both(session, now)
+        assert kept == full
+        assert kept[0].deals and kept[-1].deals and kept[2].deals  # the views are not empty
+        for step in range(8):
+            now += timedelta(minutes=market.rng.randrange(5, 600))  # auctions move, some end
+            edit = market.edit(session, now)
+            kept, full = both(session, now)
+            assert kept == full, f"after edit {step} ({edit})"
+            now += timedelta(minutes=market.rng.randrange(1, 90))  # no edit: kept markets
+            kept, full = both(session, now)
+            assert kept == full, f"{step}: later, with nothing saved"
+            kept_plans, every_plans = plans_both(session, now)
+            assert kept_plans == every_plans != [], f"{step}: the plans"
+        settings = replace(SETTINGS, fx_rates={**SETTINGS.fx_rates, "EUR": Decimal("1.15")})
+        kept, full = both(session, now, settings)
+        assert kept == full, "after the FX rates changed"
+
+
+def test_a_second_ranking_prices_only_what_changed(engine):
+    market = Market(3)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=120, sold=80)
+        skus = {s.sku: s for s in load_catalog()}
+        rank_stored_many(session, skus, SETTINGS, now=NOW, filters=FILTERS[:1])
+        first = {r.listing_id: r.observation_id for r in session.scalars(select(PricedRow))}
+        matched = select(func.count()).where(
+            ListingRow.sku.is_not(None), ListingRow.status == "active"
+        )
+        assert len(first) == session.scalar(matched) > 100  # every ranked listing priced, kept
+
+        # seen again unchanged, an hour later: only auctions whose time bucket moved
+        market.save(session, list(market.active.values()), NOW + timedelta(hours=1))
+        session.execute(update(PricedRow).values(landed="marked"))  # mark the kept rows
+        session.commit()
+        with recorded(engine) as statements:
+            later = NOW + timedelta(hours=1)
+            rank_stored_many(session, skus, SETTINGS, now=later, filters=FILTERS[:1])
+        assert any("priced.inputs" in s for s in statements)  # ranked from the kept rows
+        session.expire_all()
+        again = {r.listing_id: r for r in session.scalars(select(PricedRow))}
+        repriced = [r for r in again.values() if r.landed != "marked"]
+        assert len(repriced) < 40, "a run that changed nothing must not price everything again"
+        assert all(r.auction for r in repriced)
+
+
+def test_with_nothing_saved_the_markets_are_read_back_not_computed_again(engine):
+    market = Market(4)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=80, sold=60)
+        skus = {s.sku: s for s in load_catalog()}
+        first = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2])
+        with recorded(engine) as statements:
+            later = NOW + timedelta(minutes=20)
+            again = rank_stored_many(session, skus, SETTINGS, now=later, filters=FILTERS[:2])
+        full = rank_stored_many(session, skus, SETTINGS, now=later, filters=FILTERS[:2], kept=False)
+
+    assert again == full
+    assert [r.markets for r in again] == [r.markets for r in first]
+    assert not [s for s in statements if "sales.sold_date" in s], "the sales were read again"
+
+
+def test_a_store_that_cannot_be_written_is_ranked_in_full(tmp_path):
+    path = tmp_path / "store.db"
+    writable = create_engine(f"sqlite:///{path}")
+    upgrade(writable)
+    with Session(writable) as session:
+        Market(5).seed(session, NOW - timedelta(days=1), active=60, sold=40)
+        skus = {s.sku: s for s in load_catalog()}
+        full = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2], kept=False)
+    writable.dispose()
+    read_only = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    with Session(read_only) as session:
+        ranked = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=FILTERS[:2])
+        assert session.scalar(select(func.count()).select_from(PricedRow)) == 0  # none kept
+    assert ranked == full
+
+
+def test_on_the_demo_the_kept_ranking_is_the_full_ranking(tmp_path):
+    demo_top_15(tmp_path)  # the demo pages replayed (the run kept its priced listings)
+    settings = load_settings(write_config(tmp_path, f"sqlite:///{tmp_path / 'demo.db'}"), {})
+    engine = open_engine(settings.database_url)
+    skus = user_skus()
+    every_profile = [
+        RankFilters(profile=name, limit=100_000, explain_top=40)
+        for name in ("llm-inference", "training", "capacity")
+    ]
+    filters = [*every_profile, RankFilters(category="server", limit=20)]
+    with Session(engine) as session:
+        for when in (AS_OF, AS_OF + timedelta(hours=3), AS_OF + timedelta(days=1)):
+            kept = rank_stored_many(session, skus, settings.rank, now=when, filters=filters)
+            full = rank_stored_many(
+                session, skus, settings.rank, now=when, filters=filters, kept=False
+            )
+            session.commit()
+            assert kept == full, when
+    engine.dispose()
+
+
+def test_a_new_accounts_flag_goes_when_one_of_its_auctions_ends_with_nothing_saved(engine):
+    # A seller with 3 feedback and 10 listings worth over $10,000: flagged, until the one
+    # auction among them ends; nothing is saved in between, so only time changes the flag.
+    norm = default_normalizer().normalize("NVIDIA Tesla V100 SXM2 32GB GPU Accelerator")
+    base = Listing(
+        item_id="",
+        title="NVIDIA Tesla V100 SXM2 32GB GPU Accelerator",
+        url="",
+        price=Decimal("1200.00"),
+        currency="USD",
+        buying_format=BuyingFormat.BUY_IT_NOW,
+        shipping=Decimal(0),
+        seller="fresh_seller",
+        seller_feedback=3,
+        seller_positive_pct=Decimal(100),
+        location="United States",
+    )
+    items = [
+        replace(base, item_id=f"77{i:04d}", url=f"https://www.ebay.com/itm/77{i:04d}")
+        for i in range(10)
+    ]
+    items[0] = replace(
+        items[0], buying_format=BuyingFormat.AUCTION, bids=3, end_time=NOW + timedelta(minutes=30)
+    )
+    skus = {s.sku: s for s in load_catalog()}
+    filters = [RankFilters(limit=50, explain_top=50), RankFilters(limit=100_000, explain=False)]
+    with Session(engine) as session:
+        save_listings(session, [(i, norm) for i in items], search="s", run_id=None, now=NOW)
+        session.commit()
+
+        def ranked(when: datetime) -> tuple[Ranking, ...]:
+            kept = rank_stored_many(session, skus, SETTINGS, now=when, filters=filters)
+            full = rank_stored_many(session, skus, SETTINGS, now=when, filters=filters, kept=False)
+            session.commit()
+            assert kept == full
+            return kept
+
+        def flagged(rankings: tuple[Ranking, ...]) -> set[str]:
+            views = [*rankings[0].deals, *rankings[0].flagged]
+            return {
+                d.item_id for d in views if any(f.code == "new_account_pattern" for f in d.flags)
+            }
+
+        before = ranked(NOW)
+        after = ranked(NOW + timedelta(hours=1))
+
+    assert flagged(before) == {i.item_id for i in items}
+    assert flagged(after) == set()
+    assert after[0].skipped["auction_ended"] == 1
