@@ -14,10 +14,7 @@ package's uninstall). Standard library only: it runs before any of our modules i
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import importlib.util
-from importlib import metadata
 from pathlib import Path
 
 OURS = ("alerts", "core", "db", "ranking", "rigscout", "scraper")
@@ -43,32 +40,46 @@ def foreign_files() -> str | None:
 
 
 def _changed_file(home: Path) -> str | None:
-    """The first file the installed wheel recorded that no longer has its recorded hash."""
+    """The first file the installed wheel recorded (its ``RECORD``, read directly: importing
+    importlib.metadata would cost every start-up) that no longer has its recorded hash. An
+    editable install or a checkout has no such record beside the packages."""
+    import csv
+
+    for record in home.glob("rigscout-*.dist-info/RECORD"):
+        with record.open(encoding="utf-8", newline="") as lines:
+            for name, hashed, *_ in csv.reader(lines):
+                top = name.partition("/")[0]
+                if top not in OURS or not name.endswith(".py") or "=" not in hashed:
+                    continue
+                problem = _check(home / name, hashed, top)
+                if problem is not None:
+                    return problem
+    return None
+
+
+def _check(path: Path, hashed: str, package: str) -> str | None:
+    """None when ``path`` has the ``RECORD`` hash ("sha256=…"), else the line saying why."""
+    import base64
+    import hashlib
+
+    mode, _, value = hashed.partition("=")
     try:
-        files = metadata.distribution("rigscout").files or ()
-    except metadata.PackageNotFoundError:  # run from a checkout, not installed
-        return None
-    for record in files:
-        if record.hash is None or record.parts[0] not in OURS or record.suffix != ".py":
-            continue  # an editable install records no source file, a wheel records them all
-        path = home / Path(*record.parts)
-        try:
-            digest = hashlib.new(record.hash.mode, path.read_bytes()).digest()
-        except FileNotFoundError:
-            owner = _owner(home / record.parts[0])
-            by = f"; {owner} has files there" if owner else " (another package's uninstall?)"
-            return _line(record.parts[0], f"{path} is missing{by}")
-        if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != record.hash.value:
-            owner = _owner(path)
-            return _line(
-                record.parts[0], f"{path} was overwritten" + (f" by {owner}" if owner else "")
-            )
+        digest = hashlib.new(mode, path.read_bytes()).digest()
+    except FileNotFoundError:
+        owner = _owner(path.parent)
+        by = f"; {owner} has files there" if owner else " (another package's uninstall?)"
+        return _line(package, f"{path} is missing{by}")
+    if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != value:
+        owner = _owner(path)
+        return _line(package, f"{path} was overwritten" + (f" by {owner}" if owner else ""))
     return None
 
 
 def _owner(path: Path) -> str | None:
     """The installed distribution, other than rigscout, that lists ``path`` (or, for a folder,
     a file in it) among its files."""
+    from importlib import metadata
+
     wanted = path.resolve()
     for dist in metadata.distributions():
         name = dist.metadata["Name"]
