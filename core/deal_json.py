@@ -47,9 +47,9 @@ def deal_from_json(payload: dict[str, object]) -> Deal:
 
 
 @cache
-def _kinds() -> dict[str, Kind]:
+def _kinds() -> dict[str, _Field]:
     """Each field's kind, from its type: money, a moment, an enum, a real number…"""
-    kinds: dict[str, Kind] = {}
+    kinds: dict[str, _Field] = {}
     # core.models imports these for typing only
     names = {"Decimal": Decimal, "datetime": datetime}
     for name, hint in typing.get_type_hints(Deal, localns=names).items():
@@ -73,17 +73,17 @@ def _kinds() -> dict[str, Kind]:
             what = "flags" if typing.get_args(base)[0] is Flag else "reference"
         else:
             what = "plain"
-        kinds[name] = Kind(what, base, optional)
+        kinds[name] = _Field(what, base, optional)
     return kinds
 
 
-class Kind(typing.NamedTuple):
+class _Field(typing.NamedTuple):
     what: str
     base: Any  # the type, without None
     optional: bool
 
 
-def _write(kind: Kind, value: Any, money: type[str] | type[float]) -> object:
+def _write(kind: _Field, value: Any, money: type[str] | type[float]) -> object:
     what = kind.what
     if value is None:
         return None
@@ -106,7 +106,7 @@ def _write(kind: Kind, value: Any, money: type[str] | type[float]) -> object:
     return value
 
 
-def _read(kind: Kind, value: object) -> object:
+def _read(kind: _Field, value: object) -> object:
     what, base, optional = kind
     if value is None or (value == "" and optional):
         # None: absent; a missing score (not finite when written) reads back as NaN

@@ -252,3 +252,26 @@ def test_the_benchmarks_borrow_only_the_tests_stand_ins_for_outside_services() -
         if name.split(".")[0] == "tests" and name not in STAND_INS and name.count(".") <= 2
     }
     assert sorted(borrowed) == []
+
+
+# Modules that each implement one shared protocol: their names repeat by design.
+PROTOCOL_MODULES = ("alerts/channels/", "scraper/layouts/", "db/migrations/versions/")
+
+
+def repeated_names() -> dict[str, list[str]]:
+    """Public functions and classes defined in more than one production module."""
+    homes: dict[str, list[str]] = {}
+    for package in PRODUCTION:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            where = str(path.relative_to(ROOT))
+            if where.startswith(PROTOCOL_MODULES):
+                continue
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name[0] != "_":
+                    homes.setdefault(node.name, []).append(where)
+    return {name: found for name, found in homes.items() if len(found) > 1}
+
+
+def test_a_public_name_has_one_home() -> None:
+    """Two ``score_value_points`` with different signatures read as one and are not."""
+    assert repeated_names() == {}

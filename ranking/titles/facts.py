@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.errors import NormalizeError
 from ranking.catalog import CATALOG_DIR
-from ranking.titles.tokens import Match, PhraseIndex, Tokens, tokenize
+from ranking.titles.tokens import PhraseIndex, TokenMatch, Tokens, tokenize
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -121,12 +121,12 @@ class FactReader:
         broken = frozenset(f.code for f in faults) & self.broken
         return TitleFacts(tuple(faults), parts, broken, part_offsets, frozenset(absent))
 
-    def _negated(self, words: tuple[str, ...], m: Match) -> bool:
+    def _negated(self, words: tuple[str, ...], m: TokenMatch) -> bool:
         if m.end < len(words) and words[m.end] in self.trailing:
             return True
         return _ends_at(words, m.start, self.negators)
 
-    def _absent(self, words: tuple[str, ...], m: Match) -> bool:
+    def _absent(self, words: tuple[str, ...], m: TokenMatch) -> bool:
         if _starts_at(words, m.end, self.absent_after):
             return True
         # "no heatsink", "without the GPU heatsinks", "W/O 2x PSU": the absence word, then

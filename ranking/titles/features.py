@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from ranking.titles.tokens import Match, Tokens, tokenize
+from ranking.titles.tokens import TokenMatch, Tokens, tokenize
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -25,14 +25,14 @@ class Features(NamedTuple):
     """What one scan of a title found. ``vrams`` are memory sizes in title order."""
 
     tokens: Tokens
-    matches: tuple[Match, ...]
+    matches: tuple[TokenMatch, ...]
     vrams: tuple[float, ...]
     form: str | None
     part: str | None
     watts: frozenset[int]
-    by_kind: dict[str, list[Match]]
+    by_kind: dict[str, list[TokenMatch]]
 
-    def of(self, kind: str) -> list[Match]:
+    def of(self, kind: str) -> list[TokenMatch]:
         return self.by_kind.get(kind, [])
 
     def has(self, kind: str, value: str) -> bool:
@@ -51,7 +51,7 @@ def extract_features(
     """Scan ``title`` once against ``vocabulary``; ``specifics`` may add a memory size."""
     tokens = tokenize(title)
     matches = tuple(vocabulary.index.scan(tokens))
-    by_kind: dict[str, list[Match]] = {}
+    by_kind: dict[str, list[TokenMatch]] = {}
     for m in matches:
         group = by_kind.get(m.kind)
         if group is None:
@@ -70,7 +70,7 @@ def extract_features(
     return Features(tokens, matches, vrams, form, part, watts, by_kind)
 
 
-def _numbers_before(tokens: Tokens, units: Iterable[Match]) -> tuple[float, ...]:
+def _numbers_before(tokens: Tokens, units: Iterable[TokenMatch]) -> tuple[float, ...]:
     """The numbers written right before a unit: "16GB", "24 GB", "250W" (not "1.5GB")."""
     words, seps = tokens.words, tokens.seps
     found = []
@@ -83,7 +83,7 @@ def _numbers_before(tokens: Tokens, units: Iterable[Match]) -> tuple[float, ...]
     return tuple(found)
 
 
-def _form(tokens: Tokens, by_kind: dict[str, list[Match]]) -> str | None:
+def _form(tokens: Tokens, by_kind: dict[str, list[TokenMatch]]) -> str | None:
     """The form factor the title states; SXM wins over PCIe ("SXM2 module on PCIe adapter")."""
     words = tokens.words
     stated = by_kind.get("form", [])

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from ranking.catalog import Catalog, Sku
     from ranking.titles.facts import TitleFacts
-    from ranking.titles.tokens import Match, Tokens
+    from ranking.titles.tokens import TokenMatch, Tokens
     from ranking.titles.vocab import Family, Vocabulary
 
 # eBay category ids of whole computers: a listing there is never a loose card
@@ -178,7 +178,7 @@ class Normalizer:
         matches = tuple(m for m in f.matches if m not in bare)
         return f._replace(matches=matches, by_kind=by_kind)
 
-    def _sized_after(self, f: Features, m: Match) -> bool:
+    def _sized_after(self, f: Features, m: TokenMatch) -> bool:
         """A memory size of the family right after the model ("3090 24GB")."""
         words = f.tokens.words
         vrams = self.vocabulary.families[m.value].vrams
@@ -200,7 +200,7 @@ class Normalizer:
             and category_id not in _COMPUTER_CATEGORIES
         )
 
-    def _subject(self, f: Features) -> Match | None:
+    def _subject(self, f: Features) -> TokenMatch | None:
         """The first model named for itself (not after "for", "from", "like"...)."""
         first = None
         for m in f.matches:
@@ -219,7 +219,7 @@ class Normalizer:
         kind = self._kind(f, specifics)
         return Normalized(title, None, Category.SERVER, kind, 1, self._includes(f, None), 0.4)
 
-    def _gpu_mentions(self, f: Features, families: list[Match]) -> list[Match]:
+    def _gpu_mentions(self, f: Features, families: list[TokenMatch]) -> list[TokenMatch]:
         gpus = [m for m in families if m.value in self._gpu_families]
         if len(gpus) < 2:
             return gpus
@@ -228,7 +228,7 @@ class Normalizer:
     # --- GPUs -----------------------------------------------------------------------------
 
     def _gpu(
-        self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[Match]
+        self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[TokenMatch]
     ) -> Normalized:
         names = {m.value for m in gpus}
         kind = self._kind(f, specifics, headless=names <= load_signals().headless)
@@ -342,7 +342,7 @@ class Normalizer:
                 counts[sku] = counts.get(sku, 0) + (count_near(f.tokens, m.start, m.end) or 1)
         return tuple(Included(sku, n) for sku, n in counts.items())
 
-    def _only_sku(self, match: Match, f: Features) -> Sku | None:
+    def _only_sku(self, match: TokenMatch, f: Features) -> Sku | None:
         skus = self.vocabulary.families[match.value].skus
         if len(skus) == 1:
             return skus[0]
@@ -393,7 +393,7 @@ class Normalizer:
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _category(self, match: Match) -> Category:
+    def _category(self, match: TokenMatch) -> Category:
         return self.vocabulary.families[match.value].category
 
     def _compat_before(self, f: Features, start: int, reach: int = 3) -> bool:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from ranking.titles.features import Features
-    from ranking.titles.tokens import Match
+    from ranking.titles.tokens import TokenMatch
 
 _FAN_WORDS = frozenset({"fan", "fans", "cooler"})
 _PSU_WORDS = frozenset({"psu", "psus", "powersupply", "powersupplies"})
@@ -54,7 +54,7 @@ def sells_a_part(
     return False
 
 
-def _negated(f: Features, m: Match, subject: int, words: Mapping[str, frozenset[str]]) -> bool:
+def _negated(f: Features, m: TokenMatch, subject: int, words: Mapping[str, frozenset[str]]) -> bool:
     tokens, seps = f.tokens.words, f.tokens.seps
     start = max(0, m.start - _REACH)
     before = tokens[start : m.start]
@@ -73,7 +73,7 @@ def _negated(f: Features, m: Match, subject: int, words: Mapping[str, frozenset[
     return m.start > subject and (_counted(f, m) or _psu_in_spec_line(f, m, subject))
 
 
-def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: Match) -> bool:
+def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: TokenMatch) -> bool:
     """ "V100 + heatsink", "card & shroud": the part rides along with the hardware."""
     lo = max(0, m.start - 2)
     around = [
@@ -85,7 +85,7 @@ def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: Match) -> bool:
     return any(c in sep for sep in around for c in "+&")
 
 
-def _added(tokens: tuple[str, ...], seps: tuple[str, ...], subject: int, m: Match) -> bool:
+def _added(tokens: tuple[str, ...], seps: tuple[str, ...], subject: int, m: TokenMatch) -> bool:
     """ "T181-G20 w/ 4x V100 16GB SXM2 + OCP 12V power shelf": added to the model named first."""
     return any(
         ("+" in sep and not (sep.startswith("+") and tokens[k - 1].isdigit())) or "&" in sep
@@ -93,7 +93,7 @@ def _added(tokens: tuple[str, ...], seps: tuple[str, ...], subject: int, m: Matc
     )
 
 
-def _counted(f: Features, m: Match) -> bool:
+def _counted(f: Features, m: TokenMatch) -> bool:
     """ "4x PSU", "2x 1600W 80+ PSU", "4x SXM2 heatsinks" after the model: a spec line."""
     tokens, seps = f.tokens.words, f.tokens.seps
     # power supplies come with their wattage in between: "2x 1600W 80+ PSU"
@@ -114,7 +114,7 @@ def _dimension(tokens: tuple[str, ...], x: int) -> bool:
     return bool(after) and after[0].isdigit() and after[1:] not in (("w",), ("watt",))
 
 
-def _psu_in_spec_line(f: Features, m: Match, subject: int) -> bool:
+def _psu_in_spec_line(f: Features, m: TokenMatch, subject: int) -> bool:
     """ "ESC4000 G3 GPU Server 2x E5-2650 v3 64GB 1600W PSU": a server listing its parts.
 
     A power supply sold alone names no memory size between the model and itself.

@@ -27,7 +27,7 @@ class Tokens(NamedTuple):
     seps: tuple[str, ...]
 
 
-class Match(NamedTuple):
+class TokenMatch(NamedTuple):
     """One phrase found in a title: what it means, and the token span it covers.
 
     A NamedTuple rather than a frozen dataclass: a title makes several, and building a
@@ -101,11 +101,11 @@ class PhraseIndex:
         entries.append(entry)
         entries.sort(key=lambda e: -len(e[0]))
 
-    def scan(self, tokens: Tokens) -> list[Match]:
+    def scan(self, tokens: Tokens) -> list[TokenMatch]:
         """Every phrase in the title, longest match first at each position, no overlaps."""
         words = tokens.words
         levels = self._levels
-        found: list[Match] = []
+        found: list[TokenMatch] = []
         count = len(words)
         covered = 0  # tokens before this index belong to an earlier match
         for i, (longer, single) in [
@@ -125,7 +125,7 @@ class PhraseIndex:
                 # most hits are one free-standing word ("gb", "heatsink"): no phrase to walk
                 rest, _, kind, value, bounded = single[0]
                 if not rest and not bounded and len(single) == 1:
-                    found.append(Match(kind, value, i, i + 1))
+                    found.append(TokenMatch(kind, value, i, i + 1))
                     covered = i + 1
                 else:
                     covered = self._match_at(tokens, i, None, single, found) or covered
@@ -137,7 +137,7 @@ class PhraseIndex:
         i: int,
         candidates: list[_Entry] | None,
         single: list[_Entry],
-        found: list[Match],
+        found: list[TokenMatch],
     ) -> int:
         words, seps = tokens.words, tokens.seps
         for rest, tight, kind, value, bounded in (*(candidates or ()), *single):
@@ -147,7 +147,7 @@ class PhraseIndex:
                 and _fits(words, seps, i + 1, rest, tight)
                 and (not bounded or self._alone(words, seps, i, end))
             ):
-                found.append(Match(kind, value, i, end))
+                found.append(TokenMatch(kind, value, i, end))
                 return end
         return 0
 

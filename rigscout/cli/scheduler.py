@@ -182,7 +182,7 @@ def build_scheduler(
     return scheduler
 
 
-def serve(scheduler: BlockingScheduler) -> None:
+def serve_scheduler(scheduler: BlockingScheduler) -> None:
     """Run until SIGTERM or SIGINT, then let a run in progress finish and stop."""
 
     def stop(signum: int, _frame: FrameType | None) -> None:

@@ -66,7 +66,8 @@ class AppContext:
         defaults = load_settings(None, os.environ)
         click.echo(
             f"No {path.name} here: using the starter searches and "
-            f"{safe_url(defaults.database_url)} (`rigscout init` writes a config you can edit).",
+            f"{masked_db_url(defaults.database_url)} "
+            "(`rigscout init` writes a config you can edit).",
             err=True,
         )
         return replace(starter, database_url=defaults.database_url, config_path=None)
@@ -130,7 +131,7 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def safe_url(url: str) -> str:
+def masked_db_url(url: str) -> str:
     """A database URL with its password masked, without importing SQLAlchemy."""
     scheme, sep, rest = url.partition("://")
     credentials, at, host = rest.rpartition("@")
@@ -164,7 +165,7 @@ def open_existing_store(settings: Settings) -> Engine:
     from db.revisions import shipped_head, stored_revision
 
     missing = StoreError(
-        f"no rigscout database at {safe_url(settings.database_url)} yet: "
+        f"no rigscout database at {masked_db_url(settings.database_url)} yet: "
         "run `rigscout init` (or `rigscout run`) first"
     )
     sqlite_path = _sqlite_file(settings.database_url)

@@ -13,9 +13,9 @@ from rigscout.cli.commands.app import (
     STARTER,
     AppContext,
     handle_errors,
+    masked_db_url,
     open_store,
     pass_app,
-    safe_url,
 )
 from rigscout.config.load import load_settings, resolve_config_path
 
@@ -44,7 +44,7 @@ def init(app: AppContext, force: bool) -> None:
         click.echo(f"Wrote {path} with {len(load_settings(path, {}).searches)} saved searches.")
     settings = app.settings()
     open_store(settings).dispose()
-    click.echo(f"Database ready: {safe_url(settings.database_url)}")
+    click.echo(f"Database ready: {masked_db_url(settings.database_url)}")
 
 
 @click.group()
@@ -93,14 +93,14 @@ def schedule(app: AppContext, offline: Path | None, run_now: bool) -> None:
         rigscout -v schedule
     """
     from db.lock import daemon_lock
-    from rigscout.cli.scheduler import build_scheduler, serve
+    from rigscout.cli.scheduler import build_scheduler, serve_scheduler
 
     settings = app.settings()
     if not logging.getLogger().isEnabledFor(logging.INFO):
         logging.getLogger("rigscout").setLevel(logging.INFO)
     engine = open_store(settings)
     with daemon_lock(engine):  # a second daemon on this database stops here, exit 3
-        serve(
+        serve_scheduler(
             build_scheduler(
                 settings, engine, config_path=settings.config_path, offline=offline, run_now=run_now
             )

@@ -33,7 +33,7 @@ MAX_POINTS = 150  # sold points drawn per chart (plenty for 640 px); more are th
 
 
 @dataclass(frozen=True, slots=True)
-class ValuePoint:
+class CostPoint:
     """One SKU at today's best price: what a GB of VRAM and a TFLOP/s of the compute the
     ranking counts (FP16 tensor, else FP16, else FP32) cost."""
 
@@ -83,7 +83,7 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     return ticks
 
 
-def render_history_chart(
+def render_history_svg(
     name: str,
     sold: Sequence[SoldPoint],
     asking: Sequence[AskingDay],
@@ -150,7 +150,7 @@ def render_history_chart(
     return _svg(f"Price history of {name}", desc, parts, "history")
 
 
-def render_value_chart(points: Sequence[ValuePoint], *, currency: str) -> Markup:
+def render_value_svg(points: Sequence[CostPoint], *, currency: str) -> Markup:
     """One mark per SKU: price per GB of VRAM against price per TFLOP/s (log scales)."""
     if not points:
         return Markup("")

@@ -28,7 +28,7 @@ from rigscout.outputs.report.changes import (
     score_moves,
     score_new_lows,
 )
-from rigscout.outputs.report.charts import ValuePoint, render_history_chart, render_value_chart
+from rigscout.outputs.report.charts import CostPoint, render_history_svg, render_value_svg
 from rigscout.outputs.report.load import RARE_MAX_ACTIVE
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def render_report(
         history_since=since,
         histories=render_histories(data, since=since, today=today),
         value_points=(points := score_deal_value_points(best, data.skus)),
-        value_svg=render_value_chart(points, currency=data.currency),
+        value_svg=render_value_svg(points, currency=data.currency),
         runs=data.runs,
         failures=[
             (r.id, _failed_what(e), str(e.get("error", ""))) for r in data.runs for e in r.errors
@@ -221,7 +221,7 @@ def render_histories(data: ReportData, *, since: date, today: date) -> list[Hist
             sku=code,
             name=data.skus[code].name,
             market=data.markets.get(code),
-            svg=render_history_chart(
+            svg=render_history_svg(
                 data.skus[code].name,
                 sold.get(code, []),
                 asking.get(code, []),
@@ -237,7 +237,7 @@ def render_histories(data: ReportData, *, since: date, today: date) -> list[Hist
     ]
 
 
-def score_deal_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -> list[ValuePoint]:
+def score_deal_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -> list[CostPoint]:
     """Each GPU with a fixed-price deal: its best price per GB of VRAM and per TFLOP/s.
 
     The figures are the ranking's own (``ranking.value``): a board's totals (a dual-GPU board
@@ -253,7 +253,7 @@ def score_deal_value_points(best: Mapping[str, Deal], skus: Mapping[str, Sku]) -
         if "price_per_vram" not in metrics or "price_per_compute" not in metrics:
             continue
         points.append(
-            ValuePoint(
+            CostPoint(
                 sku=code,
                 name=sku.name,
                 per_gb=metrics["price_per_vram"],

@@ -8,10 +8,10 @@ from decimal import Decimal
 
 from rigscout.outputs.report.charts import (
     MAX_POINTS,
-    ValuePoint,
+    CostPoint,
     nice_ticks,
-    render_history_chart,
-    render_value_chart,
+    render_history_svg,
+    render_value_svg,
 )
 from tests.support.report_data import TODAY, V100, asking, days_ago, market, sold
 
@@ -19,7 +19,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def history(points, bands=(), ref=None):
-    svg = render_history_chart(
+    svg = render_history_svg(
         "Tesla V100 <SXM2>",
         points,
         bands,
@@ -66,17 +66,17 @@ def test_a_crowded_history_is_thinned_and_says_so():
 
 def test_no_price_no_chart():
     assert (
-        str(render_history_chart("x", [], [], None, since=TODAY, today=TODAY, currency="USD")) == ""
+        str(render_history_svg("x", [], [], None, since=TODAY, today=TODAY, currency="USD")) == ""
     )
 
 
 def test_the_value_chart_has_one_labelled_mark_per_sku():
     points = [
-        ValuePoint("a", "NVIDIA Tesla V100 SXM2 16GB", 6.2, 0.8, Decimal("99")),
-        ValuePoint("b", "NVIDIA Tesla P40 24GB", 9.6, 1250.0, Decimal("230")),
+        CostPoint("a", "NVIDIA Tesla V100 SXM2 16GB", 6.2, 0.8, Decimal("99")),
+        CostPoint("b", "NVIDIA Tesla P40 24GB", 9.6, 1250.0, Decimal("230")),
     ]
 
-    root = ET.fromstring(str(render_value_chart(points, currency="USD")))
+    root = ET.fromstring(str(render_value_svg(points, currency="USD")))
 
     marks = root.findall(f"{SVG}g[@class='mark']")
     assert [m.find(f"{SVG}text").text for m in marks] == ["V100 SXM2 16GB", "P40 24GB"]
