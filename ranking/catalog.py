@@ -45,6 +45,8 @@ class Sku:
     nvlink: str | None = None
     gpus_per_board: int = 1
     release_year: int | None = None
+    datacenter: bool = False  # a data-center card (``segment`` = datacenter in gpus.csv)
+    display_outputs: bool = True  # False: a headless card, "no video output" is no fault
     # servers and boards
     gpu_slots: int | None = None
     gpu_form_factor: str | None = None
@@ -57,6 +59,11 @@ class Sku:
     # that pick this SKU among its family ("ada" for the RTX 6000 Ada)
     family: str = ""
     hints: tuple[str, ...] = ()
+
+    @property
+    def headless(self) -> bool:
+        """A GPU without display outputs: "no video output" says what it is, not a fault."""
+        return self.category is Category.GPU and not self.display_outputs
 
     @property
     def needs_host(self) -> bool:
@@ -164,7 +171,9 @@ def parse_sku_row(row: Mapping[str, str], where: str) -> Sku:
         values.update({n: float(row[n]) for n in _FLOATS if row.get(n)})
         values.update({n: int(row[n]) for n in _INTS if row.get(n)})
         values.update({n: row[n] for n in _TEXTS if row.get(n)})
-        values["bf16"] = row.get("bf16", "no").strip().lower() in {"yes", "true", "1"}
+        values["bf16"] = _yes(row.get("bf16", "no"))
+        values["datacenter"] = (row.get("segment") or "").strip().lower() == "datacenter"
+        values["display_outputs"] = _yes(row.get("display_outputs") or "yes")
         values["gpus_per_board"] = int(row.get("gpus_per_board") or 1)
         values["notes"] = row.get("notes", "")
         values["family"] = row.get("family", "").strip()
@@ -172,6 +181,10 @@ def parse_sku_row(row: Mapping[str, str], where: str) -> Sku:
     except ValueError as exc:
         raise NormalizeError(f"{where}: {exc}") from exc
     return _checked(Sku(**values), where)
+
+
+def _yes(value: str) -> bool:
+    return value.strip().lower() in {"yes", "true", "1"}
 
 
 def _required(row: Mapping[str, str], name: str) -> str:

@@ -176,6 +176,7 @@ class Pricer:
             row,
             self.signals,
             family=sku.family,
+            headless=sku.headless,
             min_seller_feedback=settings.min_seller_feedback,
             min_seller_positive_pct=settings.min_seller_positive_pct,
         )

@@ -1,6 +1,6 @@
 """Scams as a pattern, not a listing-by-listing warning (the rules and thresholds are the
-``[scam]`` and ``[datacenter]`` tables and the ``scam_pattern`` and ``new_account_pattern``
-signals of ``flags.toml``).
+``[scam]`` table and the ``scam_pattern`` and ``new_account_pattern`` signals of
+``flags.toml``; which cards are data-center cards is the catalog's ``segment`` column).
 
 * A price far under the market of its card, or, when the card has no market yet, of its
   nearest sibling (the same model in another form factor or memory size), from a seller under
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class ScamRules:
-    datacenter_families: frozenset[str]
     sealed: re.Pattern[str]
     many_listings: int
     listings_value: Decimal
@@ -45,10 +44,8 @@ class ScamRules:
 @cache
 def load_scam_rules() -> ScamRules:
     raw = flags_file()["scam"]
-    families = flags_file()["datacenter"]["families"]
     phrases = sorted(raw["sealed_phrases"], key=len, reverse=True)
     return ScamRules(
-        datacenter_families=frozenset(families),
         sealed=re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.I),
         many_listings=int(raw["many_listings"]),
         listings_value=Decimal(str(raw["listings_value"])),
@@ -97,7 +94,7 @@ def scam_reason(
     feedback = row.seller_feedback
     if feedback is not None and feedback < settings.min_seller_feedback:
         reasons.append(f"seller has {feedback} feedback")
-    if sku.family in rules.datacenter_families and rules.sealed.search(match_form(row.title)):
+    if sku.datacenter and rules.sealed.search(match_form(row.title)):
         reasons.append('"brand new sealed" data-center hardware')
     if any(f.code == "no_returns" for f in flags):
         reasons.append("no returns")

@@ -84,19 +84,18 @@ class Signals:
     by_anchor: Mapping[str, tuple[Phrase, ...]]
     prefix_only: tuple[Phrase, ...]  # phrases of prefix words only ("artifact*")
     plain: Mapping[str, Flag]  # each signal's flag with its own label, one instance per code
-    # Card families with no display output ("no video output" on a Tesla P40 is how it is made).
-    headless: frozenset[str] = frozenset()
     # Card families current software has left behind, with the flag's wording
     # (``catalog/support.toml``): "CUDA ≤ 12 — Pascal: CUDA 12.x at most (…), driver R580".
     support: Mapping[str, str] = field(default_factory=dict)
 
-    def codes_for(self, title: str, family: str = "") -> list[str]:
+    def codes_for(self, title: str, *, headless: bool = False) -> list[str]:
         """The codes of the signals the title raises, in order of appearance: this file's
         wording signals, and what ``ranking.titles.facts`` reads (faults, a missing heatsink);
-        on a card of a headless ``family``, "no video" is no fault."""
+        on a ``headless`` card (the catalog's ``display_outputs = no``), "no video" is no
+        fault."""
         found = self._positions(title)
         facts = read_title(title)
-        for fault in facts.faults_for(headless=family in self.headless):
+        for fault in facts.faults_for(headless=headless):
             code = signal_of(fault.code)
             if code in self.by_code:
                 found.setdefault(code, fault.offset)
@@ -188,15 +187,12 @@ def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = No
                 by_anchor.setdefault(words[phrase.anchor], []).append(phrase)
     index = {word: tuple(phrases) for word, phrases in by_anchor.items()}
     plain = {code: Flag(code, sig.label, sig.severity) for code, sig in signals.items()}
-    datacenter = raw.get("datacenter", {})
     return Signals(
         signals,
         by_family,
         index,
         tuple(prefix_only),
         plain,
-        headless=frozenset(datacenter.get("families", ()))
-        - frozenset(datacenter.get("with_display_outputs", ())),
         support=dict(support or {}),
     )
 
@@ -214,12 +210,13 @@ def flag_listing(
     signals: Signals,
     *,
     family: str = "",
+    headless: bool = False,
     min_seller_feedback: int,
     min_seller_positive_pct: Decimal,
 ) -> tuple[Flag, ...]:
     """The title's signals, the model's, then the seller's and the location's, each once."""
     plain = signals.plain
-    flags = [plain[code] for code in signals.codes_for(row.title, family)]
+    flags = [plain[code] for code in signals.codes_for(row.title, headless=headless)]
     family_code = signals.by_family.get(family) if family else None
     if family_code is not None and all(f.code != family_code for f in flags):
         flags.append(plain[family_code])

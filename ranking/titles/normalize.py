@@ -16,7 +16,6 @@ from core.models import Category, Included, Kind, Normalized
 from core.text import match_form
 from ranking.catalog import load_catalog
 from ranking.titles.features import Features, extract_features
-from ranking.titles.flags import load_signals
 from ranking.titles.lots import count_near, find_lot_cues
 from ranking.titles.parts import sells_a_part
 from ranking.titles.server_config import load_parts, parse_part, parse_server_config
@@ -54,6 +53,11 @@ class Normalizer:
             name
             for name, family in self.vocabulary.families.items()
             if family.category is Category.GPU
+        )
+        # families whose every card has no display output (the catalog's display_outputs)
+        gpus = [s for s in catalog if s.category is Category.GPU and s.family]
+        self._headless = frozenset(s.family for s in gpus if s.headless) - frozenset(
+            s.family for s in gpus if not s.headless
         )
 
     def normalize(
@@ -231,7 +235,7 @@ class Normalizer:
         self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[TokenMatch]
     ) -> Normalized:
         names = {m.value for m in gpus}
-        kind = self._kind(f, specifics, headless=names <= load_signals().headless)
+        kind = self._kind(f, specifics, headless=names <= self._headless)
         part = self.catalog.get(f.part) if f.part else None
         if len(names) > 1:
             return Normalized(title, None, Category.GPU, kind, confidence=0.4)

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 COLUMNS = frozenset({
     "sku", "category", "name", "vendor", "family", "hints", "vram_gb", "mem_bandwidth_gbs",
     "fp16_tensor_tflops", "fp16_tflops", "fp32_tflops", "bf16", "tdp_w", "form_factor", "nvlink",
-    "gpus_per_board", "release_year", "gpu_slots", "gpu_form_factor", "interconnect", "pcie_gen",
-    "power_notes", "notes", "source",
+    "gpus_per_board", "release_year", "segment", "display_outputs", "gpu_slots",
+    "gpu_form_factor", "interconnect", "pcie_gen", "power_notes", "notes", "source",
 })  # fmt: skip
 _OWN_KEYS = frozenset({"aliases", "override"})
 _TABLES = frozenset({"sku", "aliases", "parts"})

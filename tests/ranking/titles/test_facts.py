@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.models import Kind
+from ranking.catalog import load_catalog
 from ranking.plan.bom import module_heatsink
 from ranking.titles.facts import NO, UNKNOWN, YES, read_title
 from ranking.titles.flags import load_signals
@@ -20,10 +21,11 @@ from ranking.titles.server_config import parse_server_config
 
 # a card of each kind: one with display outputs, one headless data-center card
 CARDS = {
-    "NVIDIA GeForce RTX 3090 24GB": ("nvidia-rtx-3090", "3090"),
-    "NVIDIA Tesla P40 24GB": ("nvidia-tesla-p40", "p40"),
-    "Tesla V100 SXM2 16GB": ("nvidia-tesla-v100-sxm2-16gb", "v100"),
+    "NVIDIA GeForce RTX 3090 24GB": "nvidia-rtx-3090",
+    "NVIDIA Tesla P40 24GB": "nvidia-tesla-p40",
+    "Tesla V100 SXM2 16GB": "nvidia-tesla-v100-sxm2-16gb",
 }
+HEADLESS = {s.sku for s in load_catalog() if s.headless}
 
 BROKEN = {
     "en": ["for parts", "not working", "broken", "defective", "faulty", "parts or repair", "DOA"],
@@ -65,10 +67,10 @@ def test_a_fault_in_any_language_makes_a_broken_part_and_the_for_parts_signal(
     card: str, phrase: str, where: str, sep: str
 ) -> None:
     title = _title(card, phrase, where, sep)
-    sku, family = CARDS[card]
+    sku = CARDS[card]
     found = normalize_title(title)
     assert (found.sku, found.kind) == (sku, Kind.FOR_PARTS), title
-    assert "for_parts" in load_signals().codes_for(title, family), title
+    assert "for_parts" in load_signals().codes_for(title, headless=sku in HEADLESS), title
     assert read_title(title).broken()
 
 
@@ -80,9 +82,9 @@ def test_a_fault_in_any_language_makes_a_broken_part_and_the_for_parts_signal(
 )
 def test_a_negated_fault_is_no_fault_for_any_reader(card: str, phrase: str, where: str) -> None:
     title = _title(card, phrase, where, " ")
-    _sku, family = CARDS[card]
+    headless = CARDS[card] in HEADLESS
     assert normalize_title(title).kind is Kind.ITEM, title
-    codes = load_signals().codes_for(title, family)
+    codes = load_signals().codes_for(title, headless=headless)
     assert not {"for_parts", "no_display"} & set(codes), (title, codes)
 
 
@@ -90,31 +92,31 @@ def test_a_negated_fault_is_no_fault_for_any_reader(card: str, phrase: str, wher
 @given(card=st.sampled_from(sorted(CARDS)), phrase=st.sampled_from(UNTESTED).flatmap(_cases))
 def test_untested_in_any_language_is_a_warning_not_a_broken_part(card: str, phrase: str) -> None:
     title = f"{card} {phrase}"
-    _sku, family = CARDS[card]
+    headless = CARDS[card] in HEADLESS
     assert normalize_title(title).kind is Kind.ITEM
-    assert "untested" in load_signals().codes_for(title, family)
+    assert "untested" in load_signals().codes_for(title, headless=headless)
 
 
 @given(phrase=st.sampled_from(AS_IS).flatmap(_cases))
 def test_as_is_in_any_language(phrase: str) -> None:
     title = f"NVIDIA GeForce RTX 3090 24GB {phrase}"
     assert normalize_title(title).kind is Kind.FOR_PARTS
-    assert "as_is" in load_signals().codes_for(title, "3090")
+    assert "as_is" in load_signals().codes_for(title)
 
 
 @given(phrase=st.sampled_from(NO_PICTURE).flatmap(_cases))
 def test_no_picture_is_a_fault_on_a_gaming_card_and_how_a_tesla_is_made(phrase: str) -> None:
     gaming, tesla = f"NVIDIA GeForce RTX 3090 24GB {phrase}", f"NVIDIA Tesla P40 24GB {phrase}"
     assert normalize_title(gaming).kind is Kind.FOR_PARTS
-    assert "no_display" in load_signals().codes_for(gaming, "3090")
+    assert "no_display" in load_signals().codes_for(gaming)
     assert normalize_title(tesla).kind is Kind.ITEM
-    assert "no_display" not in load_signals().codes_for(tesla, "p40")
+    assert "no_display" not in load_signals().codes_for(tesla, headless=True)
 
 
 def test_the_quoted_not_broken_p40_is_an_item_and_not_excluded() -> None:
     title = "NVIDIA Tesla P40 24GB not broken fully tested"
     assert normalize_title(title).kind is Kind.ITEM
-    assert load_signals().codes_for(title, "p40") == []
+    assert load_signals().codes_for(title, headless=True) == []
 
 
 PACKAGING = ["damaged box", "box damaged", "Verpackung beschädigt", "emballage endommagé",
@@ -125,13 +127,13 @@ PACKAGING = ["damaged box", "box damaged", "Verpackung beschädigt", "emballage 
 def test_a_damaged_box_is_no_damaged_card(phrase: str) -> None:
     title = f"NVIDIA GeForce RTX 4090 24GB new, {phrase}"
     assert normalize_title(title).kind is Kind.ITEM, title
-    assert "for_parts" not in load_signals().codes_for(title, "4090")
+    assert "for_parts" not in load_signals().codes_for(title)
 
 
 def test_tested_does_not_negate_the_fault_after_it() -> None:
     title = "NVIDIA GeForce RTX 3090 24GB Tested, not working"
     assert normalize_title(title).kind is Kind.FOR_PARTS
-    assert load_signals().codes_for(title, "3090") == ["for_parts"]
+    assert load_signals().codes_for(title) == ["for_parts"]
 
 
 # --- parts included or missing ---------------------------------------------------------------
@@ -154,7 +156,7 @@ def test_a_missing_heatsink_reads_the_same_for_flags_planner_and_server(
     module = f"Tesla V100 SXM2 16GB{sep}{phrase}"
     server = f"Gigabyte T181-G20 barebone{sep}{phrase}"
     assert read_title(module).part("heatsink") == NO, module
-    assert "no_heatsink" in load_signals().codes_for(module, "v100")
+    assert "no_heatsink" in load_signals().codes_for(module, headless=True)
     assert module_heatsink(module, ()) == NO
     assert normalize_title(module).kind is Kind.ITEM  # a module sold without one is the module
     assert parse_server_config(server).heatsinks == NO, server
@@ -164,7 +166,7 @@ def test_a_missing_heatsink_reads_the_same_for_flags_planner_and_server(
 def test_a_heatsink_named_plainly_comes_with_the_module(phrase: str) -> None:
     module = f"Tesla V100 SXM2 16GB {phrase}"
     assert module_heatsink(module, ()) == YES
-    assert "no_heatsink" not in load_signals().codes_for(module, "v100")
+    assert "no_heatsink" not in load_signals().codes_for(module, headless=True)
 
 
 def test_a_title_that_does_not_name_a_heatsink_does_not_promise_one() -> None:

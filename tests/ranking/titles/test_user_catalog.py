@@ -156,3 +156,23 @@ def test_the_cli_uses_the_users_catalog_end_to_end(tmp_path: Path, monkeypatch) 
     assert "Traceback" not in broken.output
     listing = runner.invoke(cli, ["catalog"])
     assert (listing.exit_code, listing.output) == (2, broken.output)
+
+
+@pytest.mark.parametrize(
+    ("outputs", "kind", "flagged"), [("false", "item", False), ("true", "for_parts", True)]
+)
+def test_a_card_without_display_outputs_is_one_catalog_column_not_a_list_elsewhere(
+    tmp_path: Path, outputs: str, kind: str, flagged: bool
+) -> None:
+    """A data-center card the packaged catalog does not carry: "no video output" is how it is
+    made when its row says so, and a fault on a card with outputs."""
+    from ranking.titles.flags import load_signals
+
+    row = A800 + f'segment = "datacenter"\ndisplay_outputs = {outputs}\n'
+    normalizer = user_normalizer([write(tmp_path, row)])
+    title = "NVIDIA A800 40GB PCIe GPU no video output"
+    got = normalizer.normalize(title)
+    sku = normalizer.catalog["nvidia-a800-pcie-40gb"]
+    assert (got.sku, got.kind.value) == ("nvidia-a800-pcie-40gb", kind)
+    assert sku.datacenter and sku.headless is not flagged
+    assert ("no_display" in load_signals().codes_for(title, headless=sku.headless)) is flagged
