@@ -171,6 +171,8 @@ class RunRow(Base):
     listings_new: Mapped[int] = mapped_column(Integer, default=0)
     observations_new: Mapped[int] = mapped_column(Integer, default=0)
     alerts_sent: Mapped[int] = mapped_column(Integer, default=0)
+    # unreadable cards its pages had: skipped and named in a warning, the rest of each page kept
+    cards_skipped: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     errors: Mapped[list[dict[str, object]]] = mapped_column(JSON, default=list)
 
 

@@ -37,6 +37,7 @@ class RunCounts:
     listings_new: int = 0
     observations_new: int = 0
     alerts_sent: int = 0
+    cards_skipped: int = 0  # unreadable cards its pages had (each page kept the rest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class RunSummary:
     observations_new: int
     alerts_sent: int
     errors: tuple[dict[str, object], ...]
+    cards_skipped: int = 0
 
     @property
     def duration(self) -> timedelta | None:
@@ -69,6 +71,7 @@ class RunSummary:
             listings_new=self.listings_new,
             observations_new=self.observations_new,
             alerts_sent=self.alerts_sent,
+            cards_skipped=self.cards_skipped,
         )
 
 
@@ -177,4 +180,5 @@ def _summary(row: RunRow) -> RunSummary:
         observations_new=row.observations_new,
         alerts_sent=row.alerts_sent,
         errors=tuple(row.errors or ()),
+        cards_skipped=row.cards_skipped,
     )

@@ -77,6 +77,7 @@ class SaveCounts:
     new_listings: int = 0
     new_observations: int = 0
     new_sales: int = 0
+    cards_skipped: int = 0  # cards of the pages that could not be read (never saved)
 
     def __add__(self, other: SaveCounts) -> SaveCounts:
         return SaveCounts(
@@ -84,6 +85,7 @@ class SaveCounts:
             self.new_listings + other.new_listings,
             self.new_observations + other.new_observations,
             self.new_sales + other.new_sales,
+            self.cards_skipped + other.cards_skipped,
         )
 
 

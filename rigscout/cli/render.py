@@ -186,6 +186,8 @@ def render_run_summary(report: RunReport) -> Table:
         ("alerts sent", report.alerts.total_sent if report.alerts else 0),
         ("failed searches", len(report.failures)),
     ]
+    if saved.cards_skipped:  # each named in the log's warning line
+        rows.append(("unreadable cards skipped", saved.cards_skipped))
     for name, value in rows:
         table.add_row(name, str(value))
     return table

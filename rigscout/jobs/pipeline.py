@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo
@@ -197,6 +197,7 @@ def run_daily(
                     listings_new=totals.new_listings,
                     observations_new=totals.new_observations,
                     alerts_sent=dispatch.total_sent if dispatch else 0,
+                    cards_skipped=totals.cards_skipped,
                 ),
                 errors=[f.as_json() for f in failures] + _channel_errors(dispatch),
                 now=now(),
@@ -228,6 +229,7 @@ class _Tally:
             listings_seen=self.saved.seen,
             listings_new=self.saved.new_listings,
             observations_new=self.saved.new_observations,
+            cards_skipped=self.saved.cards_skipped,
         )
 
 
@@ -384,6 +386,7 @@ def collect_and_save(
         counts = save_listings(session, items, search=search.name, run_id=run_id, now=now())
         if collected.stopped != "all-known":
             save_sweep(session, search.name, mode, now=now())
+    counts = replace(counts, cards_skipped=len(collected.skipped))
     log.info(
         "search %s (%s): %d listings, %d new, %d price changes, %d requests, stopped: %s",
         search.name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from click.testing import CliRunner
 from sqlalchemy import select
@@ -205,3 +206,24 @@ channels = ["phone"]
     links = [line for line in digest["message"].splitlines() if "/itm/" in line]
     assert links == [deals[0]["url"], deals[1]["url"]]
     assert cheapest_p40["landed_unit_price"] == 183.5
+
+
+def test_a_card_that_cannot_be_read_is_counted_in_the_run_and_the_rest_of_its_page_kept(
+    engine, tmp_path
+):
+    pages = tmp_path / "pages"
+    shutil.copytree(DEMO, pages)
+    page = pages / "p40" / "active-p1.html"
+    # a Peruvian sol price, as eBay shows ebay.com to a visitor from Peru
+    page.write_text(page.read_text("utf-8").replace(">$216.36<", ">S/. 216.36<", 1), "utf-8")
+    config = write_config(tmp_path, engine_url(engine))
+
+    result = run(config, "--offline", str(pages), "--no-alerts")
+
+    assert result.exit_code == 0, result.output
+    assert "unreadable cards skipped" in result.output
+    with Session(engine) as session:
+        (last,) = session.scalars(select(RunRow)).all()
+        items = set(session.scalars(select(ListingRow.item_id).where(ListingRow.search == "p40")))
+    assert (last.status, last.cards_skipped) == ("ok", 1)
+    assert "208901672666" not in items and len(items) > 20
