@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from core.models import BuyingFormat, Category
+from core.models import VERIFY, BuyingFormat, Category
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -85,7 +84,8 @@ def match_rules(
         keep = np.ones(len(deals), dtype=bool)
         for test in tests:
             if test.field not in columns:
-                columns[test.field] = _column(test.field, list(map(attrgetter(test.field), deals)))
+                figures = [_figure(deal, test.field) for deal in deals]
+                columns[test.field] = _column(test.field, figures)
             keep &= test.mask(columns[test.field])
         pool: list[int] = np.flatnonzero(keep).tolist()
         for holds in history:
@@ -101,7 +101,18 @@ def rule_matches(deal: Deal, rule: AlertRule, profile: str | None = None) -> boo
     """True when ``deal`` meets every condition of ``rule`` the ranking alone decides (one deal
     at a time, cheaply: a run asks it of every ranked listing to pick the ones to explain)."""
     tests, _ = _conditions(rule, profile, None, None)
-    return all(test.holds(getattr(deal, test.field)) for test in tests)
+    return all(test.holds(_figure(deal, test.field)) for test in tests)
+
+
+# What only a deal without a flag to verify can claim: a title that may say it is faulty
+# makes no strong deal, however far under the market its price is.
+STRONG = frozenset({"discount", "score"})
+
+
+def _figure(deal: Deal, field: str) -> Any:
+    if field in STRONG and any(f.severity == VERIFY for f in deal.flags):
+        return None
+    return getattr(deal, field)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,9 @@ class Marketplace:
     currency: str  # ISO 4217
     home: tuple[str, ...]  # places a local seller ships from
     region: tuple[str, ...] = ()  # abroad but near (freight: `same_region`, not `overseas`)
+    language: str = "en"  # of its pages
+    accept_language: str = "en-US,en;q=0.9"  # sent with every request to it
+    tested_page: str | None = None  # fixtures/marketplaces/<name>-*.html; None: not accepted
 
     @property
     def host(self) -> str:
@@ -35,7 +38,14 @@ def marketplaces() -> dict[str, Marketplace]:
     raw = tomllib.loads(files("core").joinpath("marketplaces.toml").read_text("utf-8"))
     return {
         code: Marketplace(
-            code, row["site"], row["currency"], tuple(row["home"]), tuple(row.get("region", ()))
+            code,
+            row["site"],
+            row["currency"],
+            tuple(row["home"]),
+            tuple(row.get("region", ())),
+            language=row.get("language", "en"),
+            accept_language=row.get("accept_language", "en-US,en;q=0.9"),
+            tested_page=row.get("tested_page"),
         )
         for code, row in raw.items()
     }

@@ -275,10 +275,17 @@ class Deal:
     reference: tuple[tuple[str, Decimal, str], ...] = ()
 
 
+# A flag's severity. "exclude": out of the deals; "warn": shown, costs points; "verify": shown,
+# costs points, and its discount is no claim until the buyer has checked (no credit in the
+# score, no alert as a strong deal).
+EXCLUDE, WARN, VERIFY = "exclude", "warn", "verify"
+SEVERITIES = (EXCLUDE, WARN, VERIFY)
+
+
 @dataclass(frozen=True, slots=True)
 class Flag:
     """A risk signal on a listing: ``severity`` "exclude" keeps it out of the deals unless asked."""
 
     code: str  # stable id, e.g. "read_description", "check_before_buying"
     label: str  # what a buyer reads, e.g. "title says 'read description'"
-    severity: str  # "exclude" or "warn"
+    severity: str  # SEVERITIES

@@ -14,7 +14,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from core.models import BuyingFormat, Category, Kind
+from core.models import EXCLUDE, VERIFY, BuyingFormat, Category, Kind
 from ranking.landed import landed_unit_price, landed_with_freight
 from ranking.market import (
     ServerReferences,
@@ -181,6 +181,8 @@ class Pricer:
             min_seller_positive_pct=settings.min_seller_positive_pct,
         )
         check, flags = self._checked(row, sku, price, discount, basis=basis, flags=flags)
+        if check is None:  # a title to verify: its discount is no claim until checked
+            check = next((f.label for f in flags if f.severity == VERIFY), None)
         return Priced(
             row=row,
             sku=sku,
@@ -446,4 +448,4 @@ def _smaller_siblings(sku: Sku, skus: Mapping[str, Sku]) -> list[Sku]:
 
 def excluded(flags: Sequence[Flag]) -> bool:
     """Whether a flag keeps the listing out of the deals."""
-    return any(f.severity == "exclude" for f in flags)
+    return any(f.severity == EXCLUDE for f in flags)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.marketplaces import marketplace
 from core.models import Mode, SavedSearch
 from scraper.parse import parse_search_page
 from scraper.urls import build_search_url
@@ -116,6 +117,9 @@ def web_page_source(fetcher: PoliteFetcher, *, base_url: str | None) -> PageSour
 
     def fetch_page(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
         url = build_search_url(search, mode, page, base_url=base_url)
-        return FetchedPage(url, fetcher.fetch_text(url, search=search.name))
+        language = marketplace(search.marketplace).accept_language
+        return FetchedPage(
+            url, fetcher.fetch_text(url, search=search.name, accept_language=language)
+        )
 
     return fetch_page

@@ -22,6 +22,7 @@ import httpx
 
 from core.deadline import fetch_within
 from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError, UnreachableError
+from core.marketplaces import marketplace, marketplace_of_host
 from core.retry import Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.pacing import LocalPacer
 
@@ -95,8 +96,11 @@ class PoliteFetcher:
         """How many times the configured interval requests are spaced now (after 429s/503s)."""
         return self._pacer.slowdown
 
-    def fetch_text(self, url: str, *, search: str | None = None) -> str:
+    def fetch_text(
+        self, url: str, *, search: str | None = None, accept_language: str | None = None
+    ) -> str:
         """The decoded body of a 200 answer to GET ``url``; FetchError when it cannot be had.
+        ``accept_language``: the marketplace's (default: that of the site ``url`` is on).
 
         RateLimitedError when eBay asks for a longer wait than ``max_retry_wait``: the
         search is to be deferred until then, not retried early.
@@ -106,7 +110,9 @@ class PoliteFetcher:
         def attempt() -> str:
             nonlocal tries
             tries += 1
-            return self._attempt(url, search)
+            return self._attempt(url, search, language)
+
+        language = accept_language or _accept_language(url)
 
         def before_wait(error: Transient, seconds: float, _: int) -> None:
             self._before_wait(error, seconds, url, search)
@@ -138,7 +144,7 @@ class PoliteFetcher:
             status=error.status,
         )
 
-    def _attempt(self, url: str, search: str | None) -> str:
+    def _attempt(self, url: str, search: str | None, language: str) -> str:
         with self._slots:
             self._take_turn(url, search)
             remaining = self._remaining(url, search)
@@ -150,7 +156,10 @@ class PoliteFetcher:
                     "GET",
                     url,
                     seconds=min(self.settings.timeout, remaining),
-                    headers={"User-Agent": self.settings.user_agent},
+                    headers={
+                        "User-Agent": self.settings.user_agent,
+                        "Accept-Language": language,
+                    },
                 )
             except httpx.ConnectError as exc:
                 if not self._reached:  # nothing got through yet: no point retrying anything
@@ -225,3 +234,10 @@ def _judge(response: httpx.Response, url: str, search: str | None, *, now: datet
 
 def _is_signin(url: httpx.URL) -> bool:
     return url.host.startswith("signin.") or url.path.lower().startswith("/signin")
+
+
+def _accept_language(url: str) -> str:
+    """The language the marketplace of ``url`` writes its pages in, as eBay should answer:
+    without it eBay picks one from where the request comes (ebay.com in Spanish, say)."""
+    host = urlsplit(url).hostname or ""
+    return marketplace(marketplace_of_host(host)).accept_language

@@ -11,30 +11,38 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from core.errors import ParseError
+from scraper.wording import wording
 
 _SPACES = re.compile(r"[\s\u00a0\u2009\u202f\u2007]+")
-_RANGE = re.compile(r"\s+(?:to|bis|à|a|-|–)\s+", re.IGNORECASE)
-# Longest symbols first so "US $" wins over "$" and "EUR" over "€".
-_SYMBOLS: tuple[tuple[str, str | None], ...] = (
-    ("US $", "USD"),
-    ("C $", "CAD"),
-    ("CA $", "CAD"),
-    ("AU $", "AUD"),
-    ("A $", "AUD"),
-    ("USD", "USD"),
-    ("EUR", "EUR"),
-    ("GBP", "GBP"),
-    ("CAD", "CAD"),
-    ("AUD", "AUD"),
-    ("CHF", "CHF"),
-    ("$", None),
-    ("£", "GBP"),
-    ("€", "EUR"),
-)
+# The signs eBay prints for a currency; an ISO 4217 code ("USD", "JPY", "IDR") is read as
+# itself. Longest first, so "US $" wins over "$". A bare "$" is the marketplace's dollar.
+_SYMBOLS: dict[str, str | None] = {
+    "US $": "USD",
+    "C $": "CAD",
+    "CA $": "CAD",
+    "AU $": "AUD",
+    "A $": "AUD",
+    "NZ $": "NZD",
+    "HK $": "HKD",
+    "MX $": "MXN",
+    "R$": "BRL",
+    "S/.": "PEN",
+    "S/": "PEN",
+    "Rp": "IDR",
+    "$": None,
+    "£": "GBP",
+    "€": "EUR",
+    "¥": "JPY",
+    "￥": "JPY",
+    "円": "JPY",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "₹": "INR",
+}
+_SIGN = "|".join(re.escape(sign) for sign in sorted(_SYMBOLS, key=len, reverse=True))
 _NUMBER = re.compile(r"\d{1,3}(?:[.,' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?")
 _AMOUNT = re.compile(
-    r"(?P<pre>US \$|CA? \$|AU? \$|USD|EUR|GBP|CAD|AUD|CHF|\$|£|€)?\s?"
-    r"(?P<num>\d[\d.,' ]*\d|\d)\s?(?P<post>€|EUR|£|USD|GBP)?"
+    rf"(?P<pre>{_SIGN}|[A-Z]{{3}})?\s?(?P<num>\d[\d.,' ]*\d|\d)\s?(?P<post>{_SIGN}|[A-Z]{{3}})?"
 )
 
 
@@ -66,7 +74,7 @@ def parse_price(text: str, *, dollar: str = "USD") -> Price:
     Raises ParseError for anything that is not a price: never a silent zero.
     """
     cleaned = clean_text(text)
-    parts = _RANGE.split(cleaned, maxsplit=1)
+    parts = wording().range.split(cleaned, maxsplit=1)
     low_amount, low_cur = _parse_amount(parts[0], dollar, text)
     if len(parts) == 1:
         return Price(low_amount, None, low_cur)
@@ -87,10 +95,9 @@ def _parse_amount(part: str, dollar: str, original: str) -> tuple[Decimal, str]:
 
 
 def _currency(symbol: str, dollar: str) -> str:
-    for known, code in _SYMBOLS:
-        if symbol == known:
-            return code or dollar
-    raise ParseError(f"unknown currency symbol {symbol!r}")
+    if symbol in _SYMBOLS:
+        return _SYMBOLS[symbol] or dollar
+    return symbol  # an ISO 4217 code
 
 
 def _to_decimal(number: str, original: str) -> Decimal:
@@ -107,16 +114,8 @@ def _to_decimal(number: str, original: str) -> Decimal:
     return Decimal(f"{digits}.{frac}" if frac else digits).quantize(Decimal("0.01"))
 
 
-_FREE = re.compile(r"\b(free|kostenlos|gratis|gratuit)\b", re.IGNORECASE)
-_UNKNOWN_NOTES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"not specified|nicht angegeben", re.IGNORECASE), "not specified"),
-    (re.compile(r"freight|spedition", re.IGNORECASE), "freight"),
-    (re.compile(r"local pickup|pick ?up|abholung", re.IGNORECASE), "local pickup"),
-)
-_ESTIMATE = re.compile(r"estimate|\bca\.", re.IGNORECASE)
 _SHIPPING_AMOUNT = re.compile(
-    r"(?:US \$|CA? \$|AU? \$|USD|EUR|GBP|CAD|AUD|CHF|\$|£|€)\s?\d(?:[\d.,]*\d)?"
-    r"|\d(?:[\d.,]*\d)?\s?(?:€|EUR|£)"
+    rf"(?:{_SIGN}|\b[A-Z]{{3}})\s?\d(?:[\d.,]*\d)?|\d(?:[\d.,]*\d)?\s?(?:{_SIGN}|[A-Z]{{3}}\b)"
 )
 
 
@@ -124,15 +123,16 @@ def parse_shipping(text: str, currency: str, *, dollar: str = "USD") -> Shipping
     """Read "Free delivery", "+$12.50 shipping", "+ £5.49 postage", "+EUR 5,99 Versand";
     freight, local pickup and "not specified" give an unknown amount with a note."""
     cleaned = clean_text(text)
-    for pattern, note in _UNKNOWN_NOTES:
+    words = wording()
+    for pattern, note in words.unknown:
         if pattern.search(cleaned):
             return Shipping(None, note)
     amount_text = _SHIPPING_AMOUNT.search(cleaned)
     if amount_text is None:
-        if _FREE.search(cleaned):
+        if words.free.search(cleaned):
             return Shipping(Decimal("0.00"), None)
         raise ParseError(f"unreadable shipping text {text!r}")
     price = parse_price(amount_text.group(0), dollar=dollar)
     if price.currency != currency:
         raise ParseError(f"shipping {text!r} is not in the price currency {currency}")
-    return Shipping(price.low, "estimate" if _ESTIMATE.search(cleaned) else None)
+    return Shipping(price.low, "estimate" if words.estimate.search(cleaned) else None)

@@ -170,31 +170,47 @@ def server_references(
     """Every server SKU's chassis market, and what each server listing's reference needs.
     ``markets``: the cards' (``score_market``), for the GPUs a server comes with."""
     # a copy: the caller replaces the servers' entries with their chassis markets
-    valuer = Valuer(skus, dict(markets), part_markets(sales, settings, now=now), load_parts())
+    table = load_parts()
+    valuer = Valuer(skus, dict(markets), part_markets(sales, settings, now=now, table=table), table)
     chassis = chassis_markets(sales, valuer, settings, now=now)
     sold = Counter(s.sku for s in sales if s.kind == "item")
     return chassis, ServerReferences(valuer, same_config_sales(sales, settings, now=now), sold)
 
 
+# A part's market: at least this many sales, each within this factor of the part's documented
+# estimate (parts.toml); with fewer the estimate stands. A part sells a few times a month, so
+# one misread sale ($815 for a $54 heatsink) must not become its price.
+PART_MIN_SALES = 3
+PART_MAX_RATIO = Decimal(3)
+
+
 def part_markets(
-    sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime
+    sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime, table: PartsTable
 ) -> dict[str, Decimal]:
-    """Each priced part's sold median (per unit) from its sales over ``pool_window_days``: one
-    sale beats an estimate, and far-off prices are left out as in every market."""
+    """Each priced part's sold median (per unit) from its sales over ``pool_window_days``:
+    only sales within ``PART_MAX_RATIO`` of the part's estimate count, far-off prices among
+    them are left out as in every market, and it takes ``PART_MIN_SALES`` of them to beat
+    the estimate."""
     since = now.date() - timedelta(days=settings.pool_window_days)
     points: dict[str, list[SalePoint]] = {}
     for sale in sales:
-        if sale.kind == PART_KIND and since < sale.sold_date <= now.date():
-            point = sale_point(sale, settings)
-            if point is not None:
-                points.setdefault(sale.sku, []).append(point)
-    lenient = replace(settings, min_sales=1)
+        if sale.kind != PART_KIND or not since < sale.sold_date <= now.date():
+            continue
+        part = table.parts.get(str(sale.sku))
+        point = sale_point(sale, settings) if part is not None else None
+        if point is not None and part is not None and _near(point.price, part.estimate):
+            points.setdefault(part.code, []).append(point)
+    needed = replace(settings, min_sales=PART_MIN_SALES)
     medians = {}
     for code, found in points.items():
-        market = sold_market(code, found, lenient)
+        market = sold_market(code, found, needed)
         if market is not None:
             medians[code] = market.median
     return medians
+
+
+def _near(price: Decimal, estimate: Decimal) -> bool:
+    return estimate / PART_MAX_RATIO <= price <= estimate * PART_MAX_RATIO
 
 
 @dataclass(frozen=True, slots=True)

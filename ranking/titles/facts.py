@@ -58,8 +58,9 @@ class TitleFacts:
 
     def broken(self, *, headless: bool = False) -> bool:
         """The title says the thing is broken. ``headless``: a card without display outputs,
-        on which "no video" is how it is made (``no_picture`` is no fault there)."""
-        return bool(self.broken_faults - _HEADLESS_OK if headless else self.broken_faults)
+        on which "no video" is how it is made (``no_picture`` is no fault there) and "no
+        signal" is a thing to verify (``no_signal``), not a broken part."""
+        return bool(self.broken_faults - _HEADLESS_NOT_BROKEN if headless else self.broken_faults)
 
     def faults_for(self, *, headless: bool = False) -> tuple[Fault, ...]:
         """The faults, less ``no_picture`` on a ``headless`` card."""
@@ -72,10 +73,14 @@ class TitleFacts:
 
 
 _HEADLESS_OK = frozenset({"no_picture"})
+_HEADLESS_NOT_BROKEN = _HEADLESS_OK | {"no_signal"}
 
 
-def signal_of(code: str) -> str:
-    """The risk signal a fault group raises: ``no_picture`` is one of ``no_display``'s."""
+def signal_of(code: str, *, headless: bool = False) -> str:
+    """The risk signal a fault group raises: ``no_picture`` is one of ``no_display``'s, and so
+    is ``no_signal`` but on a headless card, where it is ``verify_fault``."""
+    if code == "no_signal":
+        return "verify_fault" if headless else "no_display"
     return "no_display" if code == "no_picture" else code
 
 

@@ -1,6 +1,6 @@
 """Risk signals: title wording and listing facts a buyer checks before trusting a price.
 
-Which signals exist, their severity ("exclude" or "warn"), their score penalty and the title
+Which signals exist, their severity (SEVERITIES), their score penalty and the title
 phrases that raise them are data, in ``ranking/titles/flags.toml``; this module only matches them.
 Titles are matched word by word through an index keyed by each phrase's rarest word, so a
 title costs a tokenization and a set test (a combined regular expression of the same
@@ -17,7 +17,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from core.errors import ConfigError
-from core.models import Flag
+from core.models import EXCLUDE, SEVERITIES, Flag
 from core.text import match_form
 from ranking.catalog import CATALOG_DIR
 from ranking.titles.facts import NO, read_title, signal_of
@@ -70,7 +70,7 @@ def _phrase(words: tuple[str, ...], code: str) -> Phrase:
 class Signal:
     code: str
     label: str
-    severity: str  # "exclude" or "warn"
+    severity: str  # SEVERITIES
     penalty: float
     why: str
 
@@ -96,7 +96,7 @@ class Signals:
         found = self._positions(title)
         facts = read_title(title)
         for fault in facts.faults_for(headless=headless):
-            code = signal_of(fault.code)
+            code = signal_of(fault.code, headless=headless)
             if code in self.by_code:
                 found.setdefault(code, fault.offset)
         if facts.part("heatsink") == NO:
@@ -133,7 +133,7 @@ class Signals:
         """Score points lost to the warnings among ``flags``."""
         total = 0.0
         for f in flags:
-            if f.severity == "warn":
+            if f.severity != EXCLUDE:
                 total += self.by_code[f.code].penalty
         return total
 
@@ -170,8 +170,10 @@ def parse_signals(raw: Mapping[str, Any], support: Mapping[str, str] | None = No
     by_family: dict[str, str] = {}
     for code, spec in raw.get("signal", {}).items():
         severity = spec.get("severity")
-        if severity not in ("exclude", "warn"):
-            raise ConfigError(f"flags.toml: signal {code}: severity must be exclude or warn")
+        if severity not in SEVERITIES:
+            raise ConfigError(
+                f"flags.toml: signal {code}: severity must be {', '.join(SEVERITIES)}"
+            )
         signals[code] = Signal(
             code, spec["label"], severity, float(spec.get("penalty", 0)), spec.get("why", "")
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.models import BuyingFormat, Category, Included
+from core.models import EXCLUDE, BuyingFormat, Category, Included
 from db.rank_rows import load_active_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
 from ranking.landed import landed_with_freight
@@ -101,7 +101,8 @@ def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> Part
                 )
             )
     sales = load_part_sales(session, now=now, days=rank.pool_window_days)
-    return PartPrices(load_parts(), offers, part_markets(sales, rank, now=now))
+    table = load_parts()
+    return PartPrices(table, offers, part_markets(sales, rank, now=now, table=table))
 
 
 def build_offers(
@@ -145,7 +146,7 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         end_time=deal.end_time,
         freight_estimated=deal.freight_estimated,
         includes=tuple(includes),
-        notes=tuple(f.label for f in deal.flags if f.severity == "warn"),
+        notes=tuple(f.label for f in deal.flags if f.severity != EXCLUDE),
         marketplace=deal.marketplace,
         config=deal.config,
         heatsink=module_heatsink(deal.title, (f.code for f in deal.flags)),

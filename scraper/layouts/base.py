@@ -13,8 +13,10 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 from core.errors import ParseError
+from core.marketplaces import item_url
 from core.models import BuyingFormat, Listing
 from scraper.money import Price, Shipping, clean_text, parse_price, parse_shipping
+from scraper.wording import wording
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -123,7 +125,7 @@ def _listing(item_id: str, card: RawCard, ctx: Context) -> Listing:
     return Listing(
         item_id=item_id,
         title=clean_title(card.title),
-        url=f"https://www.ebay.com/itm/{item_id}",
+        url=item_url(ctx.marketplace, item_id),
         price=price.low,
         price_max=price.high,
         currency=price.currency,
@@ -157,16 +159,10 @@ def _item_id(card: RawCard, ctx: Context) -> str:
     raise ParseError(f"card {card.title!r} has no item id", url=ctx.url, search=ctx.search)
 
 
-_BADGES = re.compile(r"^(?:New Listing|Neues Angebot|NEW LISTING)\s*", re.IGNORECASE)
-_SR_SUFFIX = re.compile(
-    r"\s*(?:Opens in a new window or tab|Wird in neuem Fenster oder Tab geöffnet)\s*$",
-    re.IGNORECASE,
-)
-
-
 def clean_title(title: str) -> str:
     """The seller's title without eBay's badges and screen-reader suffixes; text kept verbatim."""
-    return _BADGES.sub("", _SR_SUFFIX.sub("", clean_text(title)))
+    words = wording()
+    return words.badges.sub("", words.screen_reader.sub("", clean_text(title)))
 
 
 def _price(card: RawCard, ctx: Context) -> Price:
@@ -175,14 +171,10 @@ def _price(card: RawCard, ctx: Context) -> Price:
     return parse_price(card.price_text, dollar=ctx.dollar)
 
 
-_SHIPPING_ROW = re.compile(
-    r"shipping|delivery|postage|versand|lieferung|freight|pickup|abholung", re.IGNORECASE
-)
-
-
 def _shipping(rows: tuple[str, ...], currency: str, ctx: Context) -> Shipping:
+    shipping_row = wording().shipping_row
     for row in rows:
-        if _SHIPPING_ROW.search(row):
+        if shipping_row.search(row):
             return parse_shipping(row, currency, dollar=ctx.dollar)
     return Shipping(None, None)
 
@@ -196,26 +188,17 @@ class _Facts:
     end_time: datetime | None
 
 
-_BIDS = re.compile(r"^(\d[\d,.]*)\s+(?:bids?|Gebote?)\b", re.IGNORECASE)
-_BEST_OFFER = re.compile(r"\bor Best Offer\b|\boder Preisvorschlag\b", re.IGNORECASE)
-_ACCEPTED = re.compile(r"Best offer accepted|Preisvorschlag angenommen", re.IGNORECASE)
-_AUCTION = re.compile(r"^(?:Auction|Auktion)$", re.IGNORECASE)
-_COUNTDOWN_EN = re.compile(r"(?P<span>(?:\d+\s*[dhms]\s*)+)left$")
-_COUNTDOWN_DE = re.compile(r"^Noch\s+(?P<span>(?:\d+\s*(?:T|Std|Min|Sek)\.?\s*)+)")
-_UNIT = re.compile(r"(\d+)\s*([A-Za-z]+)")
-_SECONDS = {"d": 86400, "t": 86400, "h": 3600, "std": 3600, "m": 60, "min": 60, "s": 1, "sek": 1}
-
-
 def _facts(rows: tuple[str, ...], struck: bool, now: datetime | None) -> _Facts:
+    words = wording()
     bids: int | None = None
     offer = accepted = auction = False
     end_time: datetime | None = None
     for row in rows:
-        if (match := _BIDS.match(row)) is not None:
+        if (match := words.bids.match(row)) is not None:
             bids = int(re.sub(r"[,.]", "", match.group(1)))
-        offer = offer or bool(_BEST_OFFER.search(row))
-        accepted = accepted or bool(_ACCEPTED.search(row))
-        auction = auction or bool(_AUCTION.match(row))
+        offer = offer or bool(words.best_offer.search(row))
+        accepted = accepted or bool(words.offer_accepted.search(row))
+        auction = auction or bool(words.auction.match(row))
         left = countdown(row)
         if left is not None:
             auction = True
@@ -231,61 +214,40 @@ def _facts(rows: tuple[str, ...], struck: bool, now: datetime | None) -> _Facts:
 
 
 def countdown(row: str) -> timedelta | None:
-    """'2d 3h left', '5 bids · 45m left', 'Noch 1T 4Std' -> the time left; else None."""
-    match = _COUNTDOWN_EN.search(row) or _COUNTDOWN_DE.search(row)
+    """'2d 3h left', '5 bids · 45m left', 'Noch 1T 4Std', 'Quedan 2d 3h' -> the time left;
+    else None."""
+    words = wording()
+    match = next((m for p in words.left if (m := p.search(row)) is not None), None)
     if match is None:
         return None
     seconds = sum(
-        int(number) * _SECONDS.get(unit.lower(), 0)
-        for number, unit in _UNIT.findall(match.group("span"))
+        int(number) * words.units.get(unit.lower(), 0)
+        for number, unit in words.unit.findall(match.group("span"))
     )
     return timedelta(seconds=seconds)
 
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("jan", "jän"),
-            ("feb",),
-            ("mar", "mär", "mrz"),
-            ("apr",),
-            ("may", "mai"),
-            ("jun",),
-            ("jul",),
-            ("aug",),
-            ("sep", "sept"),
-            ("oct", "okt"),
-            ("nov",),
-            ("dec", "dez"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-_SOLD = re.compile(r"^(?:Sold|Verkauft|Ended|Beendet)\b:?\s*(?P<when>.+)$", re.IGNORECASE)
-_US_DATE = re.compile(r"^(?P<mon>[A-Za-zä]{3,4})\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4})")
-_EU_DATE = re.compile(r"^(?P<day>\d{1,2})\.?\s+(?P<mon>[A-Za-zä]{3,4})\.?\s+(?P<year>\d{4})")
+_US_DATE = re.compile(r"^(?P<mon>[^\W\d_]{3,5})\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4})")
+_EU_DATE = re.compile(
+    r"^(?P<day>\d{1,2})\.?\s+(?:de\s+)?(?P<mon>[^\W\d_]{3,5})\.?\s+(?:de\s+)?(?P<year>\d{4})"
+)
 
 
 def parse_sold_date(caption: str) -> date | None:
-    """'Sold  Mar 7, 2026', 'Sold 7 Mar 2026', 'Verkauft  07. Mär. 2026' -> the date."""
-    sold = _SOLD.match(clean_text(caption))
+    """'Sold  Mar 7, 2026', 'Sold 7 Mar 2026', 'Verkauft  07. Mär. 2026', 'Vendu le 7 févr.
+    2026' -> the date; None for a caption that is no sold caption."""
+    words = wording()
+    sold = words.sold.match(clean_text(caption))
     if sold is None:
         return None
-    when = sold.group("when")
+    when = re.sub(r"^(?:le|il|el)\s+", "", sold.group("when"), flags=re.IGNORECASE)
     match = _US_DATE.match(when) or _EU_DATE.match(when)
-    month = _MONTHS.get(match.group("mon").lower()) if match else None
+    month = words.months.get(match.group("mon").lower()) if match else None
     if match is None or month is None:
         raise ParseError(f"unreadable sold date {caption!r}")
     return date(int(match.group("year")), month, int(match.group("day")))
 
 
-_SELLER_PCT_FIRST = re.compile(
-    r"^(?P<name>\S+)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?% (?:positive|positiv)"
-    r"(?:\s*\((?P<fb>\d[\d.,]*\s?[KM]?)\))?",
-    re.IGNORECASE,
-)
 _SELLER_COUNT_FIRST = re.compile(
     r"^(?P<name>\S+)\s+\((?P<fb>\d[\d.,]*)\)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?%"
 )
@@ -293,7 +255,7 @@ _SELLER_COUNT_FIRST = re.compile(
 
 def _seller(rows: tuple[str, ...]) -> tuple[str | None, int | None, Decimal | None]:
     for row in rows:
-        match = _SELLER_PCT_FIRST.match(row) or _SELLER_COUNT_FIRST.match(row)
+        match = wording().positive.match(row) or _SELLER_COUNT_FIRST.match(row)
         if match:
             pct = Decimal(match.group("pct").replace(",", "."))
             return match.group("name"), _feedback(match.group("fb")), pct
@@ -314,12 +276,10 @@ def _feedback(text: str | None) -> int | None:
         return None
 
 
-_LOCATION = re.compile(r"^(?:from|located in|aus|standort:?)\s+(?P<place>.+)$", re.IGNORECASE)
-
-
 def _location(rows: tuple[str, ...]) -> str | None:
+    located = wording().located
     for row in rows:
-        match = _LOCATION.match(row)
+        match = located.match(row)
         if match:
             return match.group("place")
     return None

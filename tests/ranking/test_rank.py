@@ -402,3 +402,44 @@ def test_a_profile_may_prefer_cards_current_software_supports():
         .score
     )
     assert stricter == pytest.approx(default - 10.0)
+
+
+P40_MARKET = sales(P40, "150", "155", "160", "160", "165", "170", "175", "180")
+
+
+@pytest.mark.parametrize(
+    ("wording", "verify"),
+    [
+        ("no signal", True),
+        ("NO OUTPUT", True),
+        ("kein Signal", True),
+        ("no video output", False),
+        ("headless compute only", False),
+    ],
+)
+def test_no_signal_on_a_headless_card_is_to_verify_not_a_strong_deal(wording: str, verify: bool):
+    """On a card without display outputs "no video output" is how it is made, but "no signal"
+    more often means it is not detected: the listing stays, flagged, and its discount earns
+    neither score nor a min_discount alert until the buyer has checked."""
+    from alerts.rules import rule_matches
+    from alerts.settings import AlertRule
+
+    listing = active(P40, "110", title=f"NVIDIA Tesla P40 24GB GPU {wording}")
+    plain = active(P40, "110", title="NVIDIA Tesla P40 24GB GPU")
+    ranking = rank([listing, plain], P40_MARKET, profile="llm-inference")
+    by_id = {d.listing_id: d for d in ranking.deals}
+    deal, clean = by_id[listing.listing_id], by_id[plain.listing_id]
+    codes = [f.code for f in deal.flags]
+    assert "no_display" not in codes and "for_parts" not in codes
+    assert ("verify_fault" in codes) is verify
+    assert (deal.score < clean.score) is verify
+    rule = AlertRule(name="cheap", channels=("mail",), min_discount=0.2)
+    assert rule_matches(clean, rule)
+    assert rule_matches(deal, rule) is not verify
+
+
+def test_no_signal_on_a_card_with_display_outputs_is_a_broken_card():
+    listing = active(RTX3090, "300", title="NVIDIA GeForce RTX 3090 24GB no signal")
+    ranking = rank([listing], profile="llm-inference")
+    assert ranking.deals == ()
+    assert [f.code for f in ranking.flagged[0].flags][:1] == ["no_display"]

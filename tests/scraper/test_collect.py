@@ -146,6 +146,25 @@ def test_requests_carry_the_configured_user_agent(ebay: FakeEbay, fetcher: Polit
     assert [r.user_agent for r in ebay.requests] == [SETTINGS.user_agent]
 
 
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [("EBAY_US", "en-US"), ("EBAY_DE", "de-DE"), ("EBAY_FR", "fr-FR"), ("EBAY_ES", "es-ES")],
+)
+def test_requests_ask_for_the_marketplace_language_whatever_the_base_url(
+    ebay: FakeEbay, fetcher: PoliteFetcher, code: str, language: str
+) -> None:
+    """eBay answers in the language it guesses from where a request comes (ebay.com in
+    Spanish to a visitor from Peru) unless the request says which it wants."""
+    search = dataclasses.replace(P40, marketplace=code)
+    source = web_page_source(fetcher, base_url=ebay.base_url)
+    collect_search(
+        search, Mode.ACTIVE, fetch_page=source, is_known=MemoryStore().is_known, max_pages=1
+    )
+    (request,) = ebay.requests
+    assert request.accept_language is not None
+    assert request.accept_language.startswith(language)
+
+
 def pages_source(*pages: str):
     def fetch_page(search: SavedSearch, mode: Mode, page: int) -> FetchedPage | None:
         if page > len(pages):

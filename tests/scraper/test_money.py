@@ -32,6 +32,16 @@ D = Decimal
         ("1\u202f234,56\u00a0€", Price(D("1234.56"), None, "EUR")),
         ("  $610.00 ", Price(D("610.00"), None, "USD")),
         ("$5", Price(D("5.00"), None, "USD")),
+        # what eBay shows a visitor from elsewhere: local signs and ISO codes, read as such
+        ("S/. 44.38", Price(D("44.38"), None, "PEN")),
+        ("12,345円", Price(D("12345.00"), None, "JPY")),
+        ("JPY 12,345 to JPY 15,000", Price(D("12345.00"), D("15000.00"), "JPY")),
+        ("IDR 1.234.567,00", Price(D("1234567.00"), None, "IDR")),
+        ("Rp 1.234.567", Price(D("1234567.00"), None, "IDR")),
+        ("R$ 1.299,90", Price(D("1299.90"), None, "BRL")),
+        ("MXN 2,450.00", Price(D("2450.00"), None, "MXN")),
+        ("1 299,00 zł", Price(D("1299.00"), None, "PLN")),
+        ("3.150,00 € a 3.400,00 €", Price(D("3150.00"), D("3400.00"), "EUR")),
     ],
 )
 def test_prices(text, expected):
@@ -44,7 +54,20 @@ def test_bare_dollar_follows_the_marketplace():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "junk", "$", "Free", "12.00", "$1.2.3", "$-5", "$20 to £30", "$30 to $20", "Sold"],
+    [
+        "",
+        "junk",
+        "$",
+        "Free",
+        "12.00",
+        "$1.2.3",
+        "$-5",
+        "$20 to £30",
+        "$30 to $20",
+        "Sold",
+        "¤216.36",
+        "Preis auf Anfrage",
+    ],
 )
 def test_junk_is_an_error_never_zero(text):
     with pytest.raises(ParseError):
@@ -67,6 +90,12 @@ def test_junk_is_an_error_never_zero(text):
         ("Postage not specified", "GBP", Shipping(None, "not specified")),
         ("Freight", "USD", Shipping(None, "freight")),
         ("Local pickup", "USD", Shipping(None, "local pickup")),
+        ("Livraison gratuite", "EUR", Shipping(D("0.00"), None)),
+        ("+8,50 € de frais de livraison", "EUR", Shipping(D("8.50"), None)),
+        ("Spedizione gratis", "EUR", Shipping(D("0.00"), None)),
+        ("+EUR 9,90 spedizione", "EUR", Shipping(D("9.90"), None)),
+        ("Envío no especificado", "EUR", Shipping(None, "not specified")),
+        ("+S/. 20.00 envío", "PEN", Shipping(D("20.00"), None)),
     ],
 )
 def test_shipping(text, currency, expected):

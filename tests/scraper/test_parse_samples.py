@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from core.errors import BlockedError, ParseError
+from core.marketplaces import item_url
 from core.models import BuyingFormat, Listing
 from scraper.parse import SearchPage, listing_to_contract, parse_search_page
 from tests.conftest import load_sample
@@ -46,7 +47,8 @@ def test_every_real_listing_is_found_once(name, layout, count, result_count, mar
     assert page.result_count == result_count
     assert page.has_next
     assert {x.marketplace for x in page.listings} == {marketplace}
-    assert all(x.url == f"https://www.ebay.com/itm/{x.item_id}" for x in page.listings)
+    # each item links to the site it was found on (an ebay.de search to ebay.de)
+    assert all(x.url == item_url(marketplace, x.item_id) for x in page.listings)
 
 
 @pytest.mark.parametrize("name", [BEETLE, CHARIZARD, LEGO_DE, SHIRTS, WARHAMMER])
@@ -133,7 +135,7 @@ def test_eur_decimal_comma_range_and_german_captions():
     assert first == Listing(
         item_id="266831246079",
         title="Original LEGO® Großeltern Geschenk & Bank Oma Opa Minifiguren Nan Opa",
-        url="https://www.ebay.com/itm/266831246079",
+        url="https://www.ebay.de/itm/266831246079",
         price=Decimal("17.72"),
         price_max=Decimal("18.66"),
         currency="EUR",
@@ -160,7 +162,7 @@ def test_gbp_range_with_postage_on_the_old_layout():
     assert squad == Listing(
         item_id="324293101484",
         title="ADEPTA SORORITAS REPENTIA SQUAD - Sisters of battle Warhammer 40k - INDIVIDUALS",
-        url="https://www.ebay.com/itm/324293101484",
+        url="https://www.ebay.co.uk/itm/324293101484",
         price=Decimal("4.49"),
         price_max=Decimal("8.49"),
         currency="GBP",

@@ -67,6 +67,7 @@ class RecordedRequest:
     user_agent: str | None
     answer: str
     at: float = 0.0
+    accept_language: str | None = None
 
     @property
     def query(self) -> str | None:
@@ -351,8 +352,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, label: str) -> None:
         user_agent = self.headers.get("User-Agent")
+        language = self.headers.get("Accept-Language")
         self.owner._record(
-            RecordedRequest(self._path, self._params, user_agent, label, self._arrived)
+            RecordedRequest(self._path, self._params, user_agent, label, self._arrived, language)
         )
 
     def _send(

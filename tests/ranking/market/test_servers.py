@@ -36,7 +36,10 @@ BAREBONE = "Gigabyte T181-G20 OCP 1U 4x SXM2 GPU Server Barebone 2x LGA3647"
 HEATSINKS = "Gigabyte T181-G20 OCP Server Node 12V Bus Bar - includes 4x SXM2 heatsinks"
 LOADED = "Gigabyte T181-G20 1U 4-GPU SXM2 Server 2x Xeon Gold 6130 256GB 2x 1.6TB NVMe"
 V100_MARKET = sales(V100, "190", "195", "200", "201", "205", "210", "220", "240")  # median 203
-HEATSINK_LOT = sold("sxm2-heatsink", "200", kind="part", quantity=4)  # $50 a heatsink
+# three lots of four: the $50 a heatsink a part's market needs three sales for
+HEATSINK_LOTS = [
+    sold("sxm2-heatsink", "200", kind="part", quantity=4, days_ago=d) for d in (2, 4, 6)
+]
 
 
 def rank(active_rows, sold_rows=(), **filters):
@@ -53,7 +56,7 @@ def test_a_barebone_is_judged_by_barebone_sales_not_by_units_with_heatsinks_and_
         *sales(T181, "1128", "1150", title=HEATSINKS),
         sold(T181, "1496", title=LOADED),
     ]
-    (deal,) = rank([server(T181, "700", BAREBONE)], bare_sales + richer + [HEATSINK_LOT]).deals
+    (deal,) = rank([server(T181, "700", BAREBONE)], bare_sales + richer + HEATSINK_LOTS).deals
 
     assert deal.baseline == Decimal("780.00")  # the three identical sales, nothing else
     assert "under the median of 3 sales of the same configuration, $780.00" in deal.reason
@@ -67,7 +70,7 @@ def test_with_too_few_identical_sales_the_chassis_takes_every_sale_with_its_part
         *sales(T181, "760", "800", title=BAREBONE),
         *sales(T181, "1128", "1150", title=HEATSINKS),  # 4 heatsinks at $50: chassis 928, 950
         sold(T181, "1496", title=LOADED),  # 2 CPUs $50 + 256 GB $281.60: chassis 1,164.40
-        HEATSINK_LOT,
+        *HEATSINK_LOTS,
     ]
     (deal,) = rank([server(T181, "700", BAREBONE)], history).deals
 
@@ -83,7 +86,7 @@ def test_with_too_few_identical_sales_the_chassis_takes_every_sale_with_its_part
 
 
 def test_the_composite_shows_its_sum_part_by_part():
-    history = [*sales(T181, "760", "780", "800", title=BAREBONE), HEATSINK_LOT]
+    history = [*sales(T181, "760", "780", "800", title=BAREBONE), *HEATSINK_LOTS]
     (deal,) = rank([server(T181, "850", HEATSINKS)], history).deals
 
     assert "chassis $780.00 + 4 heatsinks $200.00 = $980.00" in deal.reason
@@ -191,7 +194,7 @@ def test_freight_from_overseas_costs_more_than_from_home_and_warns_of_duty():
 def test_drives_a_sale_came_with_are_taken_out_of_its_chassis_too():
     nvme = "Gigabyte T181-G20 1U 4-GPU SXM2 Server 2x 1.6TB NVMe"
     history = [*sales(T181, "760", "780", title=BAREBONE), sold(T181, "972", title=nvme)]
-    (deal,) = rank([server(T181, "700", HEATSINKS)], [*history, HEATSINK_LOT]).deals
+    (deal,) = rank([server(T181, "700", HEATSINKS)], [*history, *HEATSINK_LOTS]).deals
 
     # 3.2 TB of NVMe at parts.toml's $60 a TB: the $972 sale's chassis is $780
     assert deal.reference[0] == ("chassis", Decimal("780.00"), "market")
@@ -220,3 +223,24 @@ def test_a_server_sold_with_its_gpus_says_so_in_the_table_notes():
     assert "with GPUs" in render_notes(deal, NOW)  # not "CPUs+RAM": a complete node
     (bare,) = rank([server(T181, "700", BAREBONE)], history).deals
     assert "barebone" in render_notes(bare, NOW)
+
+
+def _heatsinks(*prices: str) -> list:
+    return [sold("sxm2-heatsink", p, days_ago=2 + i, kind="part") for i, p in enumerate(prices)]
+
+
+def test_one_misread_sale_never_becomes_a_parts_price():
+    """A $54 heatsink and one misread $815 sale made a $434 "market" that priced every SXM2
+    heatsink, and every composite built on it: a part's market needs three sales near its
+    documented estimate, else the estimate stands (and says so)."""
+    from ranking.market import part_markets
+    from ranking.titles.server_config import load_parts
+
+    table = load_parts()
+    estimate = table.parts["sxm2-heatsink"].estimate
+    settings = RankSettings()
+    assert part_markets(_heatsinks("54", "815"), settings, now=NOW, table=table) == {}
+    assert table.unit_price("sxm2-heatsink", {}) == (estimate, "estimate")
+    three = part_markets(_heatsinks("54", "815", "41", "47"), settings, now=NOW, table=table)
+    assert three == {"sxm2-heatsink": Decimal("47.00")}  # $815 left out, three near sales
+    assert part_markets(_heatsinks("41", "47"), settings, now=NOW, table=table) == {}

@@ -231,3 +231,18 @@ def test_a_number_with_a_card_context_still_names_the_card() -> None:
         assert normalize_title(title).sku == sku, title
     server = normalize_title("Supermicro 4028GR-TRT with 8x 3090")
     assert [(i.sku, i.quantity) for i in server.includes] == [("nvidia-rtx-3090", 8)]
+
+
+@given(
+    phrase=st.sampled_from(
+        ["no signal", "no output", "kein Signal", "pas de signal", "sin señal", "nessun segnale"]
+    ).flatmap(_cases)
+)
+def test_no_signal_breaks_a_card_with_outputs_and_is_to_verify_on_a_headless_one(
+    phrase: str,
+) -> None:
+    gaming, tesla = f"NVIDIA GeForce RTX 3090 24GB {phrase}", f"NVIDIA Tesla P40 24GB {phrase}"
+    assert normalize_title(gaming).kind is Kind.FOR_PARTS
+    assert "no_display" in load_signals().codes_for(gaming)
+    assert normalize_title(tesla).kind is Kind.ITEM
+    assert load_signals().codes_for(tesla, headless=True) == ["verify_fault"]
