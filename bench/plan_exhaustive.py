@@ -71,4 +71,4 @@ def plan_rigs_exhaustive(
         build_plan(rig, chosen, rules, target, currency=currency, now=now, parts=parts)
         for _, _, rig, chosen in best.values()
     ]
-    return explain_plans(select_plans(plans, target.limit))
+    return explain_plans(select_plans(plans, target.limit, sort=target.sort))

@@ -65,6 +65,9 @@ class Target:
     form_factor: str = "any"  # "any", "pcie", "sxm2", "sxm4"
     max_auctions: int | None = None
     limit: int = 5
+    # "measure": the profile's price per unit of its own measure first (plan.toml [order]);
+    # "price": the cheapest rig first
+    sort: str = "measure"
     workstation: Workstation | None = None  # None: ranking/plan/plan.toml's
     boards: bool = False  # also plan on bare GPU boards (for a chassis you already have)
 

@@ -101,7 +101,7 @@ def plan_rigs(
         )
         for rig, bought, _ in best.values()
     ]
-    shown = select_plans(plans, target.limit)
+    shown = select_plans(plans, target.limit, sort=target.sort)
     return explain_plans(shown, more=len(plans) > len(shown))
 
 
@@ -306,19 +306,43 @@ def plan_order(total: Decimal, rig: Rig, target: Target, rules: PlanRules) -> fl
     return float(total) / measure if measure > 0 else float("inf")
 
 
-def select_plans(plans: Iterable[Plan], limit: int) -> list[Plan]:
-    """The ``limit`` plans to show, best first: the best host for each GPU model before a
-    second host for any of them, so the list compares GPUs the way the guides do."""
+def select_plans(plans: Iterable[Plan], limit: int, *, sort: str = "measure") -> list[Plan]:
+    """The ``limit`` plans to show, best first (``sort``: "measure" or "price"): the best
+    host for each GPU model before a second host for any of them, so the list compares GPUs
+    the way the guides do; and never a plan while one that dominates it (``dominates``) is
+    left out: the best of those is shown in its place, and it only beside all of them."""
+    every = sort_plans(plans, sort=sort)
     first: list[Plan] = []
     rest: list[Plan] = []
-    for plan in sort_plans(plans):
+    for plan in every:
         seen = any(p.gpu_sku == plan.gpu_sku for p in first)
         (rest if seen else first).append(plan)
-    return sort_plans([*first, *rest][:limit])
+    shown: list[Plan] = []
+    for plan in [*first, *rest]:
+        better = [d for d in every if dominates(d, plan)]
+        best = [d for d in better if not any(dominates(e, d) for e in better)]
+        for candidate in best:
+            if len(shown) < limit and candidate not in shown:
+                shown.append(candidate)
+        if len(shown) < limit and all(d in shown for d in better):
+            shown.append(plan)
+    return sort_plans(shown, sort=sort)
 
 
-def sort_plans(plans: Iterable[Plan]) -> list[Plan]:
-    """Best first: the order key, then the price, then fewer auctions, then the SKUs."""
+def dominates(one: Plan, other: Plan) -> bool:
+    """``one`` costs no more than ``other`` and is no worse on any measure a profile orders by
+    (VRAM, FP16 TFLOP/s, bandwidth), and better on at least one of the four."""
+    ours = (one.vram_gb, one.fp16_tflops, one.bandwidth_gbs)
+    theirs = (other.vram_gb, other.fp16_tflops, other.bandwidth_gbs)
+    no_worse = one.total <= other.total and all(a >= b for a, b in zip(ours, theirs, strict=True))
+    return no_worse and (one.total < other.total or ours != theirs)
+
+
+def sort_plans(plans: Iterable[Plan], *, sort: str = "measure") -> list[Plan]:
+    """Best first: the order key, then the price, then fewer auctions, then the SKUs; with
+    ``sort="price"`` the price first."""
+    if sort == "price":
+        return sorted(plans, key=lambda p: (p.total, p.order, p.auctions, p.host.sku, p.gpu_sku))
     return sorted(plans, key=lambda p: (p.order, p.total, p.auctions, p.host.sku, p.gpu_sku))
 
 

@@ -53,6 +53,14 @@ if TYPE_CHECKING:
     help="At most this many running auctions to win.",
 )
 @click.option("--limit", type=POSITIVE, default=5, show_default=True, help="Plans to show.")
+@click.option(
+    "--sort",
+    type=click.Choice(["measure", "price"]),
+    default="measure",
+    show_default=True,
+    help="measure: least money per unit of the profile's own measure first (llm-inference "
+    "GB/s, training FP16 TFLOP/s, capacity GB); price: the cheapest rig first.",
+)
 @click.option("--workstation-slots", type=POSITIVE, help="GPU slots of your own PC (default 4).")
 @click.option("--workstation-width", type=POSITIVE, help="Widest card your PC takes (default 3).")
 @click.option("--workstation-psu", type=POSITIVE, help="Your PC's PSU watts (default 1600).")
@@ -70,16 +78,19 @@ def plan(
     form_factor: str,
     max_auctions: int | None,
     limit: int,
+    sort: str,
     workstation_slots: int | None,
     workstation_width: int | None,
     workstation_psu: int | None,
     boards: bool,
     as_json: bool,
 ) -> None:
-    """Plan complete rigs (a host plus GPU listings) that reach a VRAM target, cheapest first.
+    """Plan complete rigs (a host plus GPU listings) that reach a VRAM target.
 
     The host is a server listing (barebones or with GPUs) or your own workstation; the
-    prices are the ranker's landed prices, auctions at their predicted end.
+    prices are the ranker's landed prices, auctions at their predicted end. Plans come in
+    the profile's order (least money per GB/s, FP16 TFLOP/s or GB), or cheapest first with
+    --sort price; a plan another beats on price and every measure is never shown without it.
 
     Example:
 
@@ -111,6 +122,7 @@ def plan(
         form_factor=form_factor,
         max_auctions=max_auctions,
         limit=limit,
+        sort=sort,
         workstation=ws,
         boards=boards,
     )

@@ -64,7 +64,10 @@ def report_targets(settings: Settings) -> list[tuple[str, Target]]:
             for saved in settings.plans
         ]
     return [
-        (f"cheapest {gb:g} GB rig", Target(vram_gb=gb, profile=settings.rank.profile))
+        (
+            f"cheapest {gb:g} GB rig",
+            Target(vram_gb=gb, profile=settings.rank.profile, sort="price"),
+        )
         for gb in DEFAULT_TARGETS
     ]
 

@@ -37,7 +37,10 @@ def test_markets_and_server_references_read_back_equal():
             includes=(Included("nvidia-tesla-v100-sxm2-16gb", 4),),
         )
     )
-    sales += [sale("sxm2-heatsink", p, d, kind="part") for p, d in (("38.55", 4), ("41.00", 6), ("36.90", 8))]
+    sales += [
+        sale("sxm2-heatsink", p, d, kind="part")
+        for p, d in (("38.55", 4), ("41.00", 6), ("36.90", 8))
+    ]
     markets, servers = price_markets(sales, {}, SKUS, RankSettings(), NOW)
 
     again, read = markets_from_json(markets_to_json(markets, servers), SKUS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -11,9 +12,9 @@ from bench.plan_exhaustive import plan_rigs_exhaustive
 from core.errors import ConfigError
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
-from ranking.plan.records import Offer, Target
+from ranking.plan.records import Offer, Plan, PlanPart, Target
 from ranking.plan.rules import load_plan_rules
-from ranking.plan.search import plan_rigs
+from ranking.plan.search import dominates, plan_rigs, select_plans
 
 SKUS = {s.sku: s for s in load_catalog()}
 RULES = load_plan_rules()
@@ -93,7 +94,6 @@ def test_four_4090s_are_too_much_for_a_1600_w_workstation_even_power_limited():
 
 
 def _ws(**changes: object):
-    from dataclasses import replace
 
     return replace(RULES.workstation, **changes)
 
@@ -276,3 +276,46 @@ def test_the_last_plan_tells_you_to_raise_the_limit_only_when_there_are_more():
     )
     (only,) = plans_for(offers, vram_gb=64, limit=1)
     assert only.explanation.endswith("the last plan shown (raise --limit to see more).")
+
+
+def _plan_of(total: str, vram: float, fp16: float, bandwidth: float, name: str, gpu: str) -> Plan:
+    part = PlanPart(role="host", sku=name, name=name, units=1, price=Decimal(total))
+    return Plan(
+        total=Decimal(total),
+        currency="USD",
+        host=part,
+        gpu_sku=gpu,
+        gpu_name=gpu,
+        cards=4,
+        gpus=(),
+        vram_gb=vram,
+        fp16_tflops=fp16,
+        bandwidth_gbs=bandwidth,
+        per_vram_gb=None,
+        per_fp16_tflops=None,
+        topology="nvlink",
+        auctions=0,
+        order=float(total) / bandwidth,  # llm-inference: money per GB/s
+    )
+
+
+def test_a_plan_beaten_on_price_and_every_measure_is_never_shown_without_its_better():
+    """The best host per GPU model comes first, so a $1,800 V100 PCIe plan was shown while a
+    $1,238 SXM2 node with more FP16 and the same bandwidth (a second host for its GPU) was
+    left out: the better plan takes its place."""
+    first_sxm2 = _plan_of("1000", 64, 500, 3000, "t181", "v100-sxm2")
+    node = _plan_of("1238", 64, 500, 3600, "sxm2-node", "v100-sxm2")
+    pcie = _plan_of("1800", 64, 448, 3600, "c4140", "v100-pcie")
+    assert dominates(node, pcie) and not dominates(pcie, node)
+    assert not dominates(first_sxm2, pcie)  # cheaper but less bandwidth: both have a case
+    plans = [first_sxm2, node, pcie]
+    assert [p.host.sku for p in select_plans(plans, 2)] == ["t181", "sxm2-node"]
+    # room for all three: the dominated plan is shown, beside the plan that beats it
+    assert [p.host.sku for p in select_plans(plans, 3)] == ["t181", "sxm2-node", "c4140"]
+    assert [p.host.sku for p in select_plans(plans, 3, sort="price")] == [
+        "t181", "sxm2-node", "c4140",
+    ]  # fmt: skip
+    cheap = _plan_of("700", 64, 70, 2900, "esc4000", "p100")
+    assert [p.host.sku for p in select_plans([*plans, cheap], 2, sort="price")] == [
+        "esc4000", "t181",
+    ]  # fmt: skip

@@ -63,7 +63,8 @@ def test_without_saved_plans_the_report_shows_the_cheapest_64_and_96_gb_rigs(tmp
     assert "Asus ESC4000 G3 + 4x NVIDIA Tesla P100 PCIe 16GB" in small
     assert "64 GB VRAM" in small and "$12.13/GB" in small
     assert '<td class="num">$776.19</td>' in small
-    assert "$785.90 less than the next plan" in small  # the planner's sentence
+    # the planner's sentence, against the next cheapest plan (the report sorts by price)
+    assert "$184.18 less than the next plan" in small
     assert "! item 395545513603: seller has only 2 feedback" in small
     links = re.findall(r'<a href="(https://www\.ebay\.com/itm/\d+)"[^>]*>([^<]+)</a>', small)
     assert len(links) == 5  # the server and four cards, each a link to its listing
