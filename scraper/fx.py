@@ -7,9 +7,10 @@ unit of each other one. ``fetch_ecb_rates`` is the one network call (``rigscout 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import date
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from datetime import date, timedelta
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
@@ -22,7 +23,13 @@ if TYPE_CHECKING:
 
 ECB_DAILY = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 MAX_BYTES = 1_000_000  # the real file is about 1.5 kB
-PLACES = Decimal("0.000001")
+DIGITS = Context(prec=6, rounding=ROUND_HALF_EVEN)  # significant digits of a written rate
+ISO_CODE = re.compile(r"[A-Z]{3}")
+# Per euro, the rates the ECB quotes run from about 0.3 (KWD) to 28,000 (VND): far outside
+# these, the file is not what it says.
+SANE_PER_EURO = (Decimal("0.001"), Decimal("1000000"))
+MAX_AGE = timedelta(days=10)  # the ECB publishes every working day; holidays skip a few
+MAX_MOVE = Decimal(2)  # a rate more than halved or doubled since the last file is refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +62,44 @@ def parse_ecb_rates(text: str) -> EcbRates:
         raise ParseError(f"not the ECB's daily rates: {exc}") from None
     if not per_euro or any(not r.is_finite() or r <= 0 for r in per_euro.values()):
         raise ParseError("not the ECB's daily rates: no positive rates")
+    odd = sorted(code for code in per_euro if not ISO_CODE.fullmatch(code))
+    if odd:
+        raise ParseError(f"not the ECB's daily rates: {odd[0]!r} is not a currency code")
+    low, high = SANE_PER_EURO
+    wild = sorted(code for code, rate in per_euro.items() if not low <= rate <= high)
+    if wild:
+        raise ParseError(f"not the ECB's daily rates: {wild[0]} at {per_euro[wild[0]]} per euro")
     return EcbRates(day, {"EUR": Decimal(1), **per_euro})
+
+
+def check_rates(
+    rates: EcbRates, *, today: date, previous: Mapping[str, Decimal] | None = None
+) -> None:
+    """A ``ParseError`` for rates not to be written: dated in the future or more than
+    ``MAX_AGE`` ago, or a currency more than halved or doubled against ``previous`` (the
+    rates last written, in the same currency)."""
+    if rates.day > today + timedelta(days=1):
+        raise ParseError(f"the ECB's rates are dated {rates.day}, after today ({today})")
+    if rates.day < today - MAX_AGE:
+        age = (today - rates.day).days
+        raise ParseError(f"the ECB's rates are dated {rates.day}, {age} days old: not today's")
+    if previous:
+        mine = rates_in(rates, _base(previous))
+        moved = sorted(
+            code
+            for code, rate in mine.items()
+            if (before := previous.get(code)) and not before / MAX_MOVE <= rate <= before * MAX_MOVE
+        )
+        if moved:
+            code = moved[0]
+            raise ParseError(
+                f"{code} moved from {previous[code]} to {mine[code]} since the last rates: "
+                "more than halved or doubled; the file is left as it was"
+            )
+
+
+def _base(table: Mapping[str, Decimal]) -> str:
+    return next((code for code, rate in table.items() if rate == 1), "EUR")
 
 
 def rates_in(rates: EcbRates, currency: str) -> dict[str, Decimal]:
@@ -64,10 +108,7 @@ def rates_in(rates: EcbRates, currency: str) -> dict[str, Decimal]:
     if mine is None:
         quoted = ", ".join(sorted(rates.per_euro))
         raise ParseError(f"the ECB does not quote {currency.upper()} (it quotes {quoted})")
-    table = {
-        code: (mine / per_euro).quantize(PLACES, rounding=ROUND_HALF_EVEN)
-        for code, per_euro in rates.per_euro.items()
-    }
+    table = {code: DIGITS.divide(mine, per_euro) for code, per_euro in rates.per_euro.items()}
     table[currency.upper()] = Decimal(1)
     return dict(sorted(table.items()))
 

@@ -148,9 +148,35 @@ def export_prices(
 
     out.write(",".join(PRICE_COLUMNS) + "\n")
     for frame in summarize_prices(priced(), freq):
-        frame.to_csv(out, header=False, index=False, lineterminator="\n")
+        neutralised(frame).to_csv(out, header=False, index=False, lineterminator="\n")
         rows += len(frame)
     return ExportCounts(rows, unpriced)
+
+
+# A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV
+# injection"): such text gets a leading apostrophe, which spreadsheets show as plain text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralised(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula made text."""
+    text = [
+        c
+        for c in frame.columns
+        if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype)
+    ]
+    if not text:
+        return frame
+    frame = frame.copy()
+    for column in text:
+        frame[column] = frame[column].map(_as_text)
+    return frame
+
+
+def _as_text(value: object) -> object:
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def export_listings(
@@ -167,7 +193,7 @@ def export_listings(
         conn = conn.execution_options(stream_results=True)
         for chunks, chunk in enumerate(pd.read_sql(query, conn, chunksize=CHUNK_ROWS), 1):
             on_read(len(chunk))
-            chunk.to_csv(out, header=chunks == 1, index=False, lineterminator="\n")
+            neutralised(chunk).to_csv(out, header=chunks == 1, index=False, lineterminator="\n")
             rows += len(chunk)
     if chunks == 0:  # no chunk at all: the header alone
         out.write(",".join(c.name for c in query.selected_columns) + "\n")

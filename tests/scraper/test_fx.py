@@ -28,7 +28,9 @@ def test_rates_are_re_based_on_the_buyers_currency_as_rank_fx_reads_them():
     assert in_usd["USD"] == 1
     assert in_usd["EUR"] == Decimal("1.050000")
     assert in_usd["GBP"] == Decimal("1.250000")  # 1.05 / 0.84
-    assert in_usd["JPY"] == Decimal("0.006562")  # 0.0065625, to six places, half to even
+    assert in_usd["JPY"] == Decimal("0.0065625")  # six significant digits, never rounded to 0
+    tiny = rates_in(parse_ecb_rates(ECB.replace("rate='160.00'", "rate='900000'")), "usd")
+    assert tiny["JPY"] == Decimal("0.00000116667")  # a rate far under a millionth stays a rate
 
 
 @pytest.mark.parametrize(

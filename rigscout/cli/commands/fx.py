@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from core.errors import ConfigError
 from rigscout.cli.commands.app import AppContext, handle_errors, pass_app
 from rigscout.cli.commands.options import output_option
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 RATES_FILE = "fx-rates.toml"
 
@@ -37,8 +41,9 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
     """
     import httpx
 
+    from core.files import write_atomically
     from rigscout.config.load import load_settings, resolve_config_path
-    from scraper.fx import ECB_DAILY, fetch_ecb_rates, rates_in
+    from scraper.fx import ECB_DAILY, check_rates, fetch_ecb_rates, rates_in
 
     config = resolve_config_path(app.config_option, os.environ, Path.cwd())
     settings = load_settings(config if config.exists() else None, os.environ, without_rates=True)
@@ -48,6 +53,7 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
         rates = fetch_ecb_rates(client, url)
     table = rates_in(rates, currency)
     target = output or settings.fx_file or config.parent / RATES_FILE
+    check_rates(rates, today=datetime.now(UTC).date(), previous=_previous(target, currency))
     lines = [
         f"# Units of {currency} per unit of each currency: the European Central Bank's euro",
         f"# reference rates of {rates.day.isoformat()}, re-based on {currency} by",
@@ -55,8 +61,8 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
         f'date = "{rates.day.isoformat()}"',
         *(f"{code} = {rate}" for code, rate in table.items()),
     ]
-    try:
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:  # all or nothing: a failed write leaves the old rates as they were
+        write_atomically(target, "\n".join(lines) + "\n")
     except OSError as exc:
         raise ConfigError(f"cannot write {target}: {exc.strerror or exc}") from None
     click.echo(f"Wrote {target}: {len(table)} rates in {currency}, the ECB's of {rates.day}.")
@@ -68,3 +74,19 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
 
 
 COMMANDS: tuple[click.Command, ...] = (fx,)
+
+
+def _previous(target: Path, currency: str) -> dict[str, Decimal] | None:
+    """The rates last written to ``target``, when they are in ``currency`` (else None: a
+    rate in another currency says nothing about today's)."""
+    import tomllib
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        raw = tomllib.loads(target.read_text(encoding="utf-8"))
+        table = {
+            code: Decimal(str(rate)) for code, rate in raw.items() if isinstance(rate, int | float)
+        }
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, InvalidOperation):
+        return None
+    return table if table.get(currency) == 1 else None

@@ -6,15 +6,13 @@ The page is one self-contained file (CSS, script and charts inline), so it opens
 
 from __future__ import annotations
 
-import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
 from core.errors import ConfigError
+from core.files import write_atomically
 from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.plans import load_bom_prices
 from rigscout.outputs.report.asking import build_asking_days
@@ -25,6 +23,7 @@ from rigscout.outputs.report.rigs import load_report_rigs, report_planner, repor
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import date, datetime
+    from pathlib import Path
 
     from sqlalchemy import Engine
 
@@ -106,19 +105,10 @@ def save_page(out_dir: Path, html: str) -> Path:
 
     A write that fails (a full disk, say) leaves the old page as it was and no temporary file.
     """
-    tmp: Path | None = None
+    target = out_dir / INDEX
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=out_dir, prefix=".index-", suffix=".html")
-        tmp = Path(name)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(html)
-        tmp.chmod(0o644)  # mkstemp makes it private; a web server must read it
-        target = out_dir / INDEX
-        tmp.replace(target)
+        write_atomically(target, html)  # readable by all: a web server must read it
     except OSError as exc:
         raise ConfigError(f"cannot write the report in {out_dir}: {exc.strerror or exc}") from exc
-    finally:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)  # moved into place already, or a failed write's leftover
     return target

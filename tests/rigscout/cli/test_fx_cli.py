@@ -3,7 +3,10 @@ dated to fx-rates.toml, and used by the ranking once [rank] fx_file names the fi
 
 from __future__ import annotations
 
+import errno
+import os
 import threading
+from datetime import date, timedelta
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING
@@ -19,24 +22,34 @@ from tests.support.smtp_server import closed_port
 if TYPE_CHECKING:
     from pathlib import Path
 
-ECB = (FIXTURES / "fx" / "eurofxref-daily.xml").read_bytes()
+FIXTURE = (FIXTURES / "fx" / "eurofxref-daily.xml").read_text(encoding="utf-8")
+DAY = date.today() - timedelta(days=1)  # the ECB's rates of yesterday, whenever this runs
+ECB = FIXTURE.replace("2026-11-27", DAY.isoformat()).encode()
 
 
-@pytest.fixture
-def ecb():
+def serve(body: bytes):
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/xml")
             self.end_headers()
-            self.wfile.write(ECB)
+            self.wfile.write(body)
 
         def log_message(self, *args: object) -> None:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/stats/eurofxref/eurofxref-daily.xml"
+    return (
+        server,
+        f"http://127.0.0.1:{server.server_address[1]}/stats/eurofxref/eurofxref-daily.xml",
+    )
+
+
+@pytest.fixture
+def ecb():
+    server, url = serve(ECB)
+    yield url
     server.shutdown()
 
 
@@ -54,10 +67,10 @@ def test_the_rates_are_written_dated_and_the_ranking_uses_them(tmp_path, ecb):
 
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"Wrote {tmp_path / 'fx-rates.toml'}: 9 rates in EUR")
-    assert "the ECB's of 2026-11-27" in result.output
+    assert f"the ECB's of {DAY}" in result.output
     written = (tmp_path / "fx-rates.toml").read_text(encoding="utf-8")
-    assert 'date = "2026-11-27"' in written and "EUR = 1\n" in written
-    assert rank.fx_date.isoformat() == "2026-11-27"
+    assert f'date = "{DAY}"' in written and "EUR = 1\n" in written
+    assert rank.fx_date == DAY
     assert rank.fx_rates["USD"] == Decimal("0.952381")  # 1 / 1.05: euros per dollar
 
 
@@ -124,3 +137,54 @@ def test_a_config_with_a_mistake_elsewhere_is_reported_before_fetching(tmp_path,
     assert result.exit_code == 2
     assert "nonsense" in result.output
     assert not (tmp_path / "fx-rates.toml").exists()
+
+
+GOOD_FILE = '# written before\ndate = "2026-01-02"\nUSD = 1\nEUR = 1.05\nGBP = 1.25\n'
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda x: x.replace("currency='GBP'", "currency='GB&#10;P'"), "is not a currency code"),
+        (lambda x: x.replace("currency='GBP'", "currency='GBé'"), "is not a currency code"),
+        (lambda x: x.replace("rate='0.8400'", "rate='1e308'"), "GBP at 1E+308 per euro"),
+        (lambda x: x.replace("rate='0.8400'", "rate='0'"), "no positive rates"),
+        (lambda x: x.replace(DAY.isoformat(), "2099-01-01"), "after today"),
+        (lambda x: x.replace(DAY.isoformat(), "2020-01-01"), "days old"),
+        (lambda x: x.replace("rate='0.8400'", "rate='0.3'"), "GBP moved from 1.25 to"),
+    ],
+    ids=["newline-code", "non-ascii-code", "huge", "zero", "future", "stale", "jump"],
+)
+def test_rates_the_loader_would_refuse_are_never_written_and_the_old_file_stays(
+    tmp_path, change, message
+):
+    usd = config(tmp_path, '[rank]\nfx_file = "fx-rates.toml"\n')
+    (tmp_path / "fx-rates.toml").write_text(GOOD_FILE, encoding="utf-8")
+    server, url = serve(change(ECB.decode()).encode())
+    try:
+        result = CliRunner().invoke(cli, ["--config", str(usd), "fx", "update", "--source", url])
+    finally:
+        server.shutdown()
+
+    assert result.exit_code != 0
+    assert message in result.output
+    assert (tmp_path / "fx-rates.toml").read_text(encoding="utf-8") == GOOD_FILE
+    assert load_settings(usd, {}).rank.fx_rates["GBP"] == Decimal("1.25")
+
+
+def test_a_write_that_fails_leaves_the_old_rates_and_no_temporary_file(tmp_path, ecb, monkeypatch):
+    usd = config(tmp_path, '[rank]\nfx_file = "rates/fx.toml"\n')
+    rates = tmp_path / "rates"
+    rates.mkdir()
+    (rates / "fx.toml").write_text(GOOD_FILE, encoding="utf-8")
+
+    def full_disk(_fd: int) -> None:  # the disk fills up as the new rates are flushed
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    result = CliRunner().invoke(cli, ["--config", str(usd), "fx", "update", "--source", ecb])
+
+    assert result.exit_code == 2
+    assert "cannot write" in result.output and "No space left on device" in result.output
+    assert (rates / "fx.toml").read_text(encoding="utf-8") == GOOD_FILE
+    assert [p.name for p in rates.iterdir()] == ["fx.toml"]

@@ -360,3 +360,17 @@ def test_a_rate_table_written_in_the_buyers_currency_loads(tmp_path: Path):
 
     assert rank.currency == "EUR"
     assert rank.fx_rates["USD"] == Decimal("0.95")
+
+
+def test_the_starter_fx_file_line_works_when_uncommented_as_told(tmp_path: Path):
+    """Uncomment fx_file and delete [rank.fx], as the starter's comment says: the config loads
+    and reads the rates from that file (it sat under [rank.freight] and broke the config)."""
+    text = STARTER.read_text(encoding="utf-8").replace(
+        '# fx_file = "fx-rates.toml"', 'fx_file = "fx-rates.toml"'
+    )
+    start = text.index("\n[rank.fx]\n") + 1
+    end = text.index("\n[", start + 1)
+    path = write(tmp_path, text[:start] + text[end + 1 :])
+    (tmp_path / "fx-rates.toml").write_text('date = "2026-11-27"\nUSD = 1\nEUR = 1.05\n', "utf-8")
+    rank = load_settings(path, {}).rank
+    assert rank.fx_rates["EUR"] == Decimal("1.05") and rank.fx_date.isoformat() == "2026-11-27"

@@ -166,3 +166,18 @@ def test_prices_are_landed_in_the_users_currency_as_rank_lands_them(session, eng
     # €200 landed at 1.10 is $220.00; the SEK price has no rate: left out and counted, never 1:1
     assert [(r["currency"], r["count"], r["min"]) for r in rows] == [("USD", "1", "220.00")]
     assert (counts.rows, counts.unpriced) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "text", ['=HYPERLINK("http://evil.example","V100")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)"]
+)
+def test_a_title_or_seller_a_spreadsheet_would_run_is_written_as_text(session, engine, text):
+    row = listing(session, "9", "nvidia-tesla-p40")
+    row.title, row.seller = text, text
+    observe(session, row, 1, "150")
+    session.commit()
+    out = io.StringIO()
+    export_listings(engine, out, ExportFilter())
+    (written,) = [r for r in csv.DictReader(io.StringIO(out.getvalue())) if r["item_id"] == "9"]
+    assert written["title"] == written["seller"] == "'" + text
+    assert written["price"] in {"150.00", "150.0", "150"}  # numbers stay numbers
