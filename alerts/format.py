@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from core import fmt
+from core.text import without_bidi
 
 if TYPE_CHECKING:
     from core.models import Deal
@@ -67,8 +68,9 @@ def format_discount(deal: Deal) -> str:
 
 
 def one_line(text: str, limit: int | None = None) -> str:
-    """Control characters and line breaks become spaces; cut to ``limit`` with an ellipsis."""
-    flat = _SPACES.sub(" ", _CONTROL.sub(" ", text)).strip()
+    """Control characters and line breaks become spaces, direction controls go; cut to
+    ``limit`` with an ellipsis."""
+    flat = _SPACES.sub(" ", _CONTROL.sub(" ", without_bidi(text))).strip()
     if limit is not None and len(flat) > limit:
         return flat[: limit - 1].rstrip() + "…"
     return flat

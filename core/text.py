@@ -34,3 +34,20 @@ def match_form(text: str) -> str:
 
 def _fold(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
+
+
+# Characters that change the direction text is shown in (embeddings, overrides, isolates and
+# marks): in a seller's title they can make the words after it read backwards.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_ISOLATE, _POP_ISOLATE = "\u2068", "\u2069"  # first-strong isolate … pop directional isolate
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without direction controls: for messages, where nothing may turn around."""
+    return _BIDI.sub("", text)
+
+
+def bidi_isolated(text: str) -> str:
+    """``text`` wrapped in a directional isolate when it holds direction controls, so that what
+    follows it (our own words) is shown in its own direction; other text as it is."""
+    return f"{_ISOLATE}{text}{_POP_ISOLATE}" if _BIDI.search(text) else text

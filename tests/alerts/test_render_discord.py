@@ -175,3 +175,16 @@ def test_a_long_title_is_cut_without_a_dangling_escape(title):
     assert cut.endswith("…")
     body = cut[:-1]
     assert (len(body) - len(body.rstrip("\\"))) % 2 == 0
+
+
+def test_direction_controls_in_a_title_are_dropped_from_every_message():
+    """A right-to-left override in a title would turn the rest of a message around."""
+    from alerts.render_email import render_plain
+
+    title = "NVIDIA Tesla P40 \u202estnuoc\u2066 ereh\u200f"
+    deal = make_deal(title=title, location="\u202eShenzhen")
+    (payload,) = render_discord_payloads([deal], username="rigscout")
+    texts = [payload["embeds"][0]["title"], render_plain([deal])]
+    for text in texts:
+        assert not re.search("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", text)
+    assert "stnuoc ereh" in texts[0]

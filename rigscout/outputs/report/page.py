@@ -7,6 +7,8 @@ text; links are only ever http(s) (``alerts.format.safe_url``).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass, replace
 from datetime import UTC, timedelta
 from importlib.resources import files
@@ -18,6 +20,7 @@ from markupsafe import Markup
 from alerts.format import safe_url
 from core.fmt import time_left
 from core.models import BuyingFormat, Category
+from core.text import bidi_isolated
 from ranking.titles import short_label
 from ranking.value import board_value, value_metrics
 from rigscout import __version__
@@ -121,8 +124,9 @@ def render_report(
         alerts=data.alerts,
         sku_name=lambda sku: data.skus[sku].name if sku in data.skus else sku,
         version=__version__,
-        css=_asset("report.css"),
-        js=_asset("report.js"),
+        css=(css := _asset("report.css")),
+        js=(js := _asset("report.js")),
+        csp=content_security_policy(css, js),
     )
 
 
@@ -270,10 +274,31 @@ def _failed_what(error: Mapping[str, object]) -> str:
     return f"alert channel {error.get('channel', '?')}"
 
 
+def content_security_policy(css: str, js: str) -> str:
+    """The page's policy: nothing loads or runs but our own inlined style and script (by their
+    hashes), whatever a title, a seller's name or a place smuggles into the page."""
+
+    def digest(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    return (
+        f"default-src 'none'; style-src {digest(css)}; script-src {digest(js)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
 def _asset(name: str) -> Markup:
     # Our own CSS and script, inlined so the page works from file:// with no other file.
     text = files("rigscout.outputs.report").joinpath("templates", name).read_text(encoding="utf-8")
     return Markup(text)  # noqa: S704
+
+
+def _isolated(value: object) -> object:
+    """Every text a template prints from outside (titles, sellers, places) in a directional
+    isolate when it holds direction controls; our own markup as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return bidi_isolated(value)
+    return value
 
 
 def _environment() -> Environment:
@@ -282,6 +307,7 @@ def _environment() -> Environment:
         autoescape=select_autoescape(["html", "j2"], default=True),
         undefined=StrictUndefined,
         trim_blocks=False,
+        finalize=_isolated,
     )
     env.filters.update(
         money=fmt.format_money,

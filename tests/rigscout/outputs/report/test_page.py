@@ -3,6 +3,7 @@ auctions say when they end, and the planner's rigs appear only when there are so
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from datetime import timedelta
@@ -188,3 +189,34 @@ def test_a_server_row_and_chart_say_their_reference_is_like_for_like_not_a_media
     assert "like-for-like $866.49" in row and "median $866.49" not in row
     assert "chassis reference $912.48" in page  # the history chart's caption
     assert "chassis median (its sales, their parts taken out) $912.48" in page
+
+
+RLO, FSI, PDI = "\u202e", "\u2068", "\u2069"
+
+
+def test_a_right_to_left_override_in_a_title_cannot_turn_our_own_words_around():
+    title = f"NVIDIA Tesla P40 {RLO}stnuoc ereh"  # shows "here counts" reversed, and all after
+    page = render_report(report_data(deal(1, title=title, location=f"{RLO}Shenzhen")))
+    assert f"{FSI}{title}{PDI}" in page  # the override ends where the title does
+    assert f"{RLO}Shenzhen" in page  # where it ships from: isolated with the words around it
+    assert not re.search(f"{RLO}[^{PDI}]*<", page)  # no override runs on into our markup
+
+
+def test_the_page_runs_and_styles_nothing_but_its_own_script_and_style():
+    import base64
+    import hashlib
+
+    page = render_report(report_data(deal(1, title="<img src=x onerror=alert(1)>")))
+    (found,) = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page)
+    policy = html.unescape(found)
+    style = re.search(r"<style>(.*?)</style>", page, re.DOTALL)
+    script = re.search(r"<script>(.*?)</script>", page, re.DOTALL)
+    assert style and script
+
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+    assert "default-src 'none'" in policy
+    assert f"style-src 'sha256-{digest(style.group(1))}'" in policy
+    assert f"script-src 'sha256-{digest(script.group(1))}'" in policy
+    assert "unsafe-inline" not in policy
