@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from core.errors import FetchError
+from core.marketplaces import same_site
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
@@ -33,13 +36,18 @@ def fetch_within(
     *,
     seconds: float,
     auth: httpx.Auth | None = None,
+    max_bytes: int | None = None,
     **kwargs: object,
 ) -> httpx.Response:
     """Send one request and read its whole body within ``seconds``; DeadlineExceeded if not.
 
     ``kwargs`` go to ``client.build_request`` (``headers``, ``params``, ``json``, ``data``…);
-    ``auth`` (an OAuth client's Basic credentials, say) to ``client.send``. Redirects are
-    followed, each hop inside the same deadline.
+    ``auth`` (an OAuth client's Basic credentials, say) to ``client.send``. A GET's redirects
+    are followed within the same site (``core.marketplaces.same_site``), each hop inside the
+    same deadline; a redirect elsewhere, or any redirect of a POST, is the answer itself (a
+    3xx the caller refuses), so a deal or a credential is never sent to another host.
+    ``max_bytes``: a body longer than this is a ``FetchError`` as soon as it is, never read
+    whole first.
     """
     deadline = time.monotonic() + max(0.0, seconds)
     request = client.build_request(
@@ -48,14 +56,22 @@ def fetch_within(
         timeout=httpx.Timeout(max(0.001, seconds)),
         **kwargs,  # type: ignore[arg-type]
     )
-    if auth is None:
-        response = client.send(request, stream=True, follow_redirects=True)
-    else:
-        response = client.send(request, stream=True, follow_redirects=True, auth=auth)
+    response = _send(client, request, auth)
+    history: list[httpx.Response] = []
+    for _ in range(MAX_REDIRECTS):
+        following = response.next_request
+        if following is None or method != "GET":
+            break
+        if not same_site(request.url.host, following.url.host):
+            break
+        response.close()
+        history.append(response)
+        response = _send(client, following, auth)
     if response.is_stream_consumed:  # an in-memory transport answered with a read response
+        response.history = history
         return response
     try:
-        body = _read_body(response, deadline, request)
+        body = _read_body(response, deadline, request, max_bytes)
     finally:
         response.close()
     return httpx.Response(
@@ -63,17 +79,35 @@ def fetch_within(
         headers=response.headers,
         content=body,
         request=response.request,
-        history=response.history,
+        history=history,
         extensions={"http_version": response.http_version.encode()},
     )
 
 
-def _read_body(response: httpx.Response, deadline: float, request: httpx.Request) -> bytes:
+MAX_REDIRECTS = 5
+
+
+def _send(client: httpx.Client, request: httpx.Request, auth: httpx.Auth | None) -> httpx.Response:
+    if auth is None:
+        return client.send(request, stream=True, follow_redirects=False)
+    return client.send(request, stream=True, follow_redirects=False, auth=auth)
+
+
+def _read_body(
+    response: httpx.Response, deadline: float, request: httpx.Request, max_bytes: int | None
+) -> bytes:
     chunks: list[bytes] = []
+    size = 0
     try:
         with _watchdog(response, deadline - time.monotonic()):
             for chunk in response.iter_raw():
                 chunks.append(chunk)
+                size += len(chunk)
+                if max_bytes is not None and size > max_bytes:
+                    raise FetchError(
+                        f"answer larger than {max_bytes:,} bytes: not read further",
+                        url=str(request.url),
+                    )
                 if time.monotonic() > deadline:
                     break
     except httpx.TransportError:

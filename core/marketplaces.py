@@ -62,6 +62,23 @@ def item_url(code: str, item_id: str) -> str:
     return f"{marketplace(code).site}/itm/{item_id}"
 
 
+def same_site(source: str, target: str) -> bool:
+    """Whether a redirect from host ``source`` to host ``target`` stays on one site: the same
+    host, or hosts under one marketplace's domain (ebay.com to www.ebay.com or to
+    signin.ebay.com, never to another domain)."""
+    source, target = source.lower(), target.lower()
+    if source == target:
+        return True
+    for market in marketplaces().values():
+        domain = market.host.removeprefix("www.")
+        inside = (source == domain or source.endswith("." + domain)) and (
+            target == domain or target.endswith("." + domain)
+        )
+        if inside:
+            return True
+    return False
+
+
 def marketplace_of_host(host: str) -> str:
     """The marketplace whose site ``host`` is (or is under); eBay US when none is."""
     host = host.lower()

@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 
 import httpx
 
+from core.deadline import fetch_within
 from core.errors import FetchError, ParseError
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 ECB_DAILY = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 MAX_BYTES = 1_000_000  # the real file is about 1.5 kB
+SECONDS = 30.0  # for the whole exchange
 DIGITS = Context(prec=6, rounding=ROUND_HALF_EVEN)  # significant digits of a written rate
 ISO_CODE = re.compile(r"[A-Z]{3}")
 # Per euro, the rates the ECB quotes run from about 0.3 (KWD) to 28,000 (VND): far outside
@@ -114,9 +116,10 @@ def rates_in(rates: EcbRates, currency: str) -> dict[str, Decimal]:
 
 
 def fetch_ecb_rates(client: httpx.Client, url: str = ECB_DAILY) -> EcbRates:
-    """Download and read the daily rates; a ``FetchError`` when they cannot be had."""
+    """Download and read the daily rates; a ``FetchError`` when they cannot be had (within
+    ``SECONDS`` for the whole exchange, ``MAX_BYTES`` at most, redirects on the same site)."""
     try:
-        response = client.get(url)
+        response = fetch_within(client, "GET", url, seconds=SECONDS, max_bytes=MAX_BYTES)
     except httpx.HTTPError as exc:
         raise FetchError(f"cannot fetch the ECB's rates from {url}: {type(exc).__name__}") from None
     if response.status_code != 200:

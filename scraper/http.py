@@ -25,6 +25,7 @@ from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError,
 from core.marketplaces import marketplace, marketplace_of_host
 from core.retry import Transient, call_with_retries, parse_retry_after, policy_for
 from scraper.pacing import LocalPacer
+from scraper.parse import MAX_PAGE_BYTES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -156,6 +157,7 @@ class PoliteFetcher:
                     "GET",
                     url,
                     seconds=min(self.settings.timeout, remaining),
+                    max_bytes=MAX_PAGE_BYTES,
                     headers={
                         "User-Agent": self.settings.user_agent,
                         "Accept-Language": language,

@@ -120,6 +120,7 @@ def _truncated(count: int, ctx: Context) -> ParseError:
 # 100,000 nested tags would take minutes: such pages are refused before parsing, in
 # milliseconds, and the run's time limit holds whatever the server sends.
 MAX_PAGE_CHARS = 10_000_000
+MAX_PAGE_BYTES = 4 * MAX_PAGE_CHARS  # read off the wire: no page is read whole beyond this
 MAX_DEPTH = 5_000
 _TAG = re.compile(r"<(/?)[a-zA-Z]")
 _STEP = {"": 1, "/": -1}

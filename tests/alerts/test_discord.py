@@ -150,3 +150,17 @@ def test_the_test_message_arrives(client):
     (body,) = server.delivered
     assert body["allowed_mentions"] == {"parse": []}
     assert body["embeds"][0]["title"] == "rigscout test message: this channel works"
+
+
+def test_a_webhook_that_redirects_elsewhere_gets_nothing_sent_there(client):
+    """A post answered with a redirect to another host is a refusal: the deals are never
+    re-posted to that host, and the channel does not report them sent."""
+    with running_webhook_server() as elsewhere:
+        away = Reply(307, headers={"Location": elsewhere.webhook_url("stolen")})
+        with (
+            running_webhook_server(away) as server,
+            pytest.raises(AlertError, match="HTTP 307"),
+        ):
+            _notifier(server.webhook_url(), client).send([make_deal()])
+    assert len(server.posts) == 1
+    assert elsewhere.posts == []

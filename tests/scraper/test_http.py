@@ -342,3 +342,43 @@ def test_ordinary_redirects_are_followed() -> None:
 
     fetcher, _ = fetcher_for(handle)
     assert fetcher.fetch_text("https://ebay.com/sch/i.html?_nkw=tesla+p40") == "landed"
+
+
+def test_a_redirect_to_another_site_is_not_followed() -> None:
+    """eBay's own hosts redirect among themselves; a page that sends the collector to another
+    domain fails as that answer, and nothing is fetched there."""
+    asked: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.host)
+        if request.url.host == "www.ebay.com":
+            return httpx.Response(302, headers={"Location": "https://evil.example/sch/i.html"})
+        return ok("elsewhere")
+
+    fetcher, _ = fetcher_for(handle)
+    with pytest.raises(FetchError, match="HTTP 302"):
+        fetcher.fetch_text(URL, search="p40")
+    assert asked == ["www.ebay.com"]
+
+
+def test_a_body_over_the_cap_is_refused_while_it_arrives_not_read_whole() -> None:
+    """A 200 MB page once took 720 MB of memory before the size check: the cap now stops
+    the read itself."""
+    from core.deadline import fetch_within
+
+    served: list[int] = []
+
+    def endless():
+        for _ in range(1000):
+            served.append(1)
+            yield b"x" * 65536  # 64 kB a chunk: 64 MB if read whole
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=endless())
+
+    with (
+        httpx.Client(transport=httpx.MockTransport(handle)) as client,
+        pytest.raises(FetchError, match="larger than 1,000,000 bytes"),
+    ):
+        fetch_within(client, "GET", URL, seconds=5, max_bytes=1_000_000)
+    assert len(served) < 30  # stopped near the cap, not at the end of the body

@@ -49,7 +49,7 @@ def fx_update(app: AppContext, source: str | None, output: Path | None) -> None:
     settings = load_settings(config if config.exists() else None, os.environ, without_rates=True)
     currency = settings.rank.currency
     url = source or ECB_DAILY
-    with httpx.Client(timeout=30, follow_redirects=True) as client:
+    with httpx.Client() as client:
         rates = fetch_ecb_rates(client, url)
     table = rates_in(rates, currency)
     target = output or settings.fx_file or config.parent / RATES_FILE
