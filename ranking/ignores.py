@@ -46,11 +46,19 @@ class Ignores:
         return None
 
 
+MAX_LENGTH = 200  # what the store keeps of one (db/models.py IgnoreRow.value)
+
+
 def ignore_value(kind: str, value: str) -> str:
     """``value`` as stored and compared for ``kind``; a ValueError says what is wrong."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of ignore {kind!r}; expected one of {', '.join(KINDS)}")
     text = match_form(value).strip()
+    if len(text) > MAX_LENGTH:
+        raise ValueError(
+            f"a {kind.replace('_', ' ')} of {len(text)} characters cannot be ignored "
+            f"(at most {MAX_LENGTH}: no title word, seller or item number is longer)"
+        )
     if kind == "item":
         if not text.isdigit():
             raise ValueError(f"{value!r} is not an eBay item number (digits only)")

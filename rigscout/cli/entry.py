@@ -37,4 +37,14 @@ def main() -> None:
     from rigscout.cli.main import cli
 
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # A cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command as Ctrl-C
+    # does: the run is marked "interrupted", nothing half-saved, exit 130 (the scheduler's
+    # daemon sets its own SIGTERM handler: it finishes the run in progress).
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _as_interrupt)
     cli()
+
+
+def _as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -6,6 +6,8 @@ The page is one self-contained file (CSS, script and charts inline), so it opens
 
 from __future__ import annotations
 
+import contextlib
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -100,6 +102,19 @@ def _load_asking(
         return build_asking_days(session, settings.rank, since=since, now=now)
 
 
+LEFTOVER_AGE = 3600.0  # seconds: a temporary page this old is a killed write's, not a live one
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    """The temporary pages of writes killed midway (``.index-*.html``); a younger one may be
+    another report being written right now, and is left alone."""
+    cutoff = time.time() - LEFTOVER_AGE
+    for leftover in out_dir.glob(".index-*.html"):
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+
+
 def save_page(out_dir: Path, html: str) -> Path:
     """Write ``index.html`` in ``out_dir`` atomically (ConfigError when the folder is unusable).
 
@@ -108,6 +123,7 @@ def save_page(out_dir: Path, html: str) -> Path:
     target = out_dir / INDEX
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(out_dir)
         write_atomically(target, html)  # readable by all: a web server must read it
     except OSError as exc:
         raise ConfigError(f"cannot write the report in {out_dir}: {exc.strerror or exc}") from exc

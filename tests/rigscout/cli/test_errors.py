@@ -186,7 +186,9 @@ def test_export_on_an_empty_database_writes_the_header_once(empty_config: Path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path, stop):
+    """Ctrl-C, a cron job's timeout (SIGTERM) and a closed terminal (SIGHUP) alike."""
     with FakeEbay() as fake:
         serve_demo_pages(fake)
         extra = collector_config(fake.base_url, rate=4.0)  # a run takes several seconds
@@ -196,7 +198,7 @@ def test_ctrl_c_exits_130_with_interrupted_and_nothing_half_saved(tmp_path: Path
         deadline = time.monotonic() + 60
         while fake.count() == 0 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)  # wait for the run's first request: past start-up, inside the run
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     lines = stderr.strip().splitlines()

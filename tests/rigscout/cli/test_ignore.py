@@ -131,6 +131,10 @@ def test_unignore_brings_them_back_and_says_what_was_not_ignored(demo):
         (["ignore", "19618x"], "'19618x' is not an eBay item number"),
         (["ignore", "--seller", " "], "an empty seller cannot be ignored"),
         (["unignore"], "name an item number, --seller or --title-word to unignore"),
+        # over what the store keeps: refused before any database sees it (PostgreSQL said a
+        # raw error, SQLite kept it whole)
+        (["ignore", "--title-word", "x" * 250], "of 250 characters cannot be ignored"),
+        (["ignore", "1" * 201], "of 201 characters cannot be ignored"),
     ],
 )
 def test_a_wrong_ignore_is_a_clear_error(tmp_path, args, message):

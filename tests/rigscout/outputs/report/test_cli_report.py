@@ -168,3 +168,24 @@ def test_a_report_build_tells_each_step_as_it_starts(engine, tmp_path):
         "writing the page",
     ]
     assert len(heard) == REPORT_STEPS  # the progress bar's length
+
+
+def test_a_page_left_half_written_by_a_killed_report_is_cleaned_up_next_time(tmp_path):
+    """A kill during the page write leaves its temporary file; the next report removes it
+    (but not one younger than an hour: another report may be writing it right now)."""
+    import os
+    import time
+
+    from rigscout.outputs.report.build import save_page
+
+    site = tmp_path / "site"
+    site.mkdir()
+    old, young = site / ".index-killed.html", site / ".index-writing.html"
+    old.write_text("<html>half", encoding="utf-8")
+    young.write_text("<html>half", encoding="utf-8")
+    two_hours_ago = time.time() - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+
+    save_page(site, "<html>whole</html>")
+
+    assert sorted(p.name for p in site.iterdir()) == [".index-writing.html", "index.html"]
