@@ -14,7 +14,7 @@ import contextlib
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
@@ -56,7 +56,7 @@ def fetch_within(
         timeout=httpx.Timeout(max(0.001, seconds)),
         **kwargs,  # type: ignore[arg-type]
     )
-    response = _send(client, request, auth)
+    response = _send_by(client, request, auth, deadline)
     history: list[httpx.Response] = []
     for _ in range(MAX_REDIRECTS):
         following = response.next_request
@@ -66,7 +66,7 @@ def fetch_within(
             break
         response.close()
         history.append(response)
-        response = _send(client, following, auth)
+        response = _send_by(client, following, auth, deadline)
     if response.is_stream_consumed:  # an in-memory transport answered with a read response
         response.history = history
         return response
@@ -85,6 +85,41 @@ def fetch_within(
 
 
 MAX_REDIRECTS = 5
+
+
+def _send_by(
+    client: httpx.Client, request: httpx.Request, auth: httpx.Auth | None, deadline: float
+) -> httpx.Response:
+    """``_send`` up to its status line and headers, given up at ``deadline``: a server that
+    trickles its headers a byte at a time holds a daemon thread (which closes the response if
+    it ever comes), never the caller nor the process's exit."""
+    box: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def work() -> None:
+        try:
+            response = _send(client, request, auth)
+        except BaseException as exc:  # handed to the caller, whatever it is
+            box["error"] = exc
+            return
+        with lock:
+            abandoned = box.setdefault("response", response) is not response
+        if abandoned:
+            response.close()
+
+    worker = threading.Thread(target=work, name="rigscout-send", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    if worker.is_alive():
+        with lock:
+            if "response" not in box:  # given up: a late answer is closed by the worker
+                box["response"] = None
+                raise DeadlineExceeded(
+                    "no status line and headers within the request deadline", request=request
+                )
+    if "error" in box:
+        raise box["error"]
+    return cast("httpx.Response", box["response"])
 
 
 def _send(client: httpx.Client, request: httpx.Request, auth: httpx.Auth | None) -> httpx.Response:

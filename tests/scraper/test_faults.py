@@ -103,7 +103,7 @@ def test_an_answer_slower_than_the_client_timeout_is_retried(
     [
         (lambda e: e.fail_next(status=500, times=3), "HTTP 500 after 3 attempts", 500),
         (lambda e: e.fail_next(status=429, retry_after=1, times=3), "HTTP 429 after 3", 429),
-        (lambda e: e.slow_next(SETTINGS.timeout + 0.3, times=3), "ReadTimeout", None),
+        (lambda e: e.slow_next(SETTINGS.timeout + 0.3, times=3), "ReadTimeout|DeadlineExc", None),
         (lambda e: e.truncate_next(times=3), "RemoteProtocolError", None),
         (lambda e: e.fail_next(status=403), "HTTP 403", 403),
     ],
