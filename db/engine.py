@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.pool import NullPool
 
 from core.errors import StoreError
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from sqlalchemy import Connection, Engine
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 PG_CONNECT_TIMEOUT_S = 5
@@ -81,6 +82,30 @@ def _open_sqlite(url: URL) -> Engine:
     engine = _create(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
     event.listen(engine, "connect", _configure_sqlite_connection)
     return engine
+
+
+def transactional_sqlite(engine: Engine) -> Engine:
+    """A second engine on ``engine``'s SQLite file whose transactions hold DDL too: the
+    driver's own transaction handling (which commits before a CREATE or ALTER) is off, and
+    each transaction starts with ``BEGIN IMMEDIATE``. A migration run in one is all or
+    nothing: a kill midway leaves the schema as it was. The caller disposes of it."""
+    transactional = _create(
+        engine.url,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+        poolclass=NullPool,
+    )
+    event.listen(transactional, "connect", _configure_sqlite_connection)
+    event.listen(transactional, "connect", _driver_leaves_transactions_to_us)
+    event.listen(transactional, "begin", _begin_immediate)
+    return transactional
+
+
+def _driver_leaves_transactions_to_us(dbapi_connection: Any, _record: object) -> None:
+    dbapi_connection.isolation_level = None
+
+
+def _begin_immediate(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _prepare_sqlite_dir(url: URL, path: Path) -> None:

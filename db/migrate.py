@@ -20,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from core.errors import StoreError
-from db.engine import describe_url
+from db.engine import describe_url, transactional_sqlite
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -92,8 +92,13 @@ def _sqlite_migration_lock(engine: Engine) -> Iterator[None]:
 
 
 def _upgrade(engine: Engine, revision: str) -> None:
+    # On SQLite the driver commits before every CREATE and ALTER: a kill midway left a store
+    # no command could open ("duplicate column name"). A transactional engine makes the whole
+    # upgrade one transaction there, as it is on PostgreSQL.
+    on_file = engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
+    migrating = transactional_sqlite(engine) if on_file else engine
     try:
-        with engine.begin() as conn:
+        with migrating.begin() as conn:
             if conn.dialect.name == "postgresql":
                 # Two processes starting at once must not both create the tables.
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_MIGRATION_LOCK})
@@ -108,6 +113,9 @@ def _upgrade(engine: Engine, revision: str) -> None:
             f"Cannot migrate database {describe_url(engine.url)} to {revision!r}: "
             f"{_first_line(exc)}."
         ) from exc
+    finally:
+        if migrating is not engine:
+            migrating.dispose()
 
 
 def current_revision(engine: Engine) -> str | None:
