@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -122,8 +121,26 @@ def _truncated(count: int, ctx: Context) -> ParseError:
 MAX_PAGE_CHARS = 10_000_000
 MAX_PAGE_BYTES = 4 * MAX_PAGE_CHARS  # read off the wire: no page is read whole beyond this
 MAX_DEPTH = 5_000
-_TAG = re.compile(r"<(/?)[a-zA-Z]")
-_STEP = {"": 1, "/": -1}
+# The tokens that decide nesting, as an HTML parser reads them: comments, script and style
+# bodies (raw text: a "</a>" in them closes nothing), start tags with their quoted attribute
+# values (a "</a>" in a title="…" closes nothing either) and end tags.
+_TOKENS = re.compile(
+    r"<!--.*?(?:-->|\Z)"
+    r"|<(?:script|style)\b[^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*>.*?(?:</(?:script|style)\s*>|\Z)"
+    r"|<(?P<open>[a-zA-Z][^\s/>]*)[^>\"']*(?:(?:\"[^\"]*\"|'[^']*')[^>\"']*)*>"
+    r"|</(?P<close>[a-zA-Z][^\s>]*)[^>]*>",
+    re.DOTALL | re.IGNORECASE,
+)
+_VOID = frozenset({
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+})  # fmt: skip
+# SVG's leaf elements, self-closed in foreign content ("<path …/>"); any other "<x/>" opens an
+# element, as an HTML parser reads it ("<div/>" is "<div>").
+_SVG_LEAVES = frozenset({
+    "path", "circle", "rect", "use", "line", "polyline", "polygon", "ellipse", "stop",
+    "image",
+})  # fmt: skip
 
 
 def check_page_shape(html: str, *, url: str = "", search: str | None = None) -> None:
@@ -134,13 +151,41 @@ def check_page_shape(html: str, *, url: str = "", search: str | None = None) -> 
             url=url,
             search=search,
         )
-    depth = max(accumulate(map(_STEP.__getitem__, _TAG.findall(html))), default=0)
+    depth = nesting_depth(html, stop_at=MAX_DEPTH)
     if depth > MAX_DEPTH:
         raise ParseError(
             f"page too deep: tags nested {depth:,} deep (limit {MAX_DEPTH:,})",
             url=url,
             search=search,
         )
+
+
+def nesting_depth(html: str, *, stop_at: int | None = None) -> int:
+    """How deep elements nest in ``html`` as a parser builds them: an end tag closes the open
+    element of its name and those inside it, and an end tag with no such element open (the
+    ``<div></x>`` trick) closes nothing. Stops counting past ``stop_at``."""
+    stack: list[str] = []
+    push, pop = stack.append, stack.pop
+    open_names: dict[str, int] = {}
+    deepest = 0
+    limit = stop_at if stop_at is not None else len(html)
+    for token in _TOKENS.finditer(html):
+        opened, closed = token.group("open", "close")
+        if opened:
+            name = opened.lower()
+            if name in _VOID or (name in _SVG_LEAVES and token.group(0).endswith("/>")):
+                continue
+            push(name)
+            open_names[name] = open_names.get(name, 0) + 1
+            if len(stack) > deepest:
+                deepest = len(stack)
+                if deepest > limit:
+                    return deepest
+        elif closed and open_names.get(name := closed.lower(), 0):
+            while (last := pop()) != name:
+                open_names[last] -= 1
+            open_names[name] -= 1
+    return deepest
 
 
 _END = re.compile(r"</html\s*>", re.IGNORECASE)

@@ -107,3 +107,24 @@ def test_a_page_larger_than_any_results_page_is_refused() -> None:
 def test_real_pages_are_far_from_the_nesting_limit() -> None:
     for path in sorted((SAMPLES / "html").glob("srp_*.html")):
         check_page_shape(path.read_text(encoding="utf-8", errors="replace"))  # no error
+
+
+@pytest.mark.parametrize(
+    "level",
+    [
+        "<div></x>",  # an end tag that closes nothing: the parser ignores it
+        '<a title="</a>">',  # an end tag inside an attribute value
+        "<div><!-- </div> -->",  # an end tag inside a comment
+        "<div><script>var s = '</div>';</script>",  # an end tag inside a script
+        "<div/>",  # a self-closing slash on a div, which an HTML parser ignores
+    ],
+    ids=["stray end tag", "in an attribute", "in a comment", "in a script", "div slash"],
+)
+def test_no_markup_trick_hides_the_nesting_from_the_depth_guard(level: str) -> None:
+    """A guard that counted every end tag as closing one level saw depth 1 where the parser
+    built 150,000: 27 s of parsing inside a 5 s budget."""
+    hostile = "<html><body>" + level * 150_000 + "</body></html>"
+    started = time.process_time()
+    with pytest.raises(ParseError, match="page too deep"):
+        check_page_shape(hostile)
+    assert time.process_time() - started < 1.0
