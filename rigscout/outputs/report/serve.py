@@ -4,24 +4,29 @@ It serves the one file the report writes (``index.html``, with its CSS, script a
 inline) and nothing else: no other file of the folder, no directory listing, no symlink out of
 it. A request whose Host header is not the address it listens on is refused (a web page in the
 browser cannot reach it through DNS rebinding), idle connections are closed after a few
-seconds, and at most ``MAX_CONNECTIONS`` are served at once. A folder that holds a database or
-a config file is not served at all.
+seconds (and any connection after that long, however slowly it trickles), and at most
+``MAX_CONNECTIONS`` are served at once; a client that resets costs no traceback. A folder
+that holds a database or a config file is not served at all.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from core.deadline import Watchdog
 from core.errors import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+log = logging.getLogger(__name__)
 PAGE = "index.html"
 ROUTES = ("/", f"/{PAGE}")
 IDLE_SECONDS = 10.0  # an idle or slow client is cut off after this long
@@ -58,6 +63,11 @@ class ReportServer(ThreadingHTTPServer):
         finally:
             self._slots.release()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets or is cut off mid-request is no error of ours: one debug
+        line, no traceback on the terminal."""
+        log.debug("report client %s dropped: %s", client_address, sys.exc_info()[1])
+
     def page(self) -> bytes | None:
         """The report page, if it is a plain file inside the folder."""
         path = self.folder / PAGE
@@ -71,7 +81,17 @@ class _PageHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         self.request.settimeout(self.server.idle_seconds)  # an idle client is cut off
+        # …and a slow one too: the whole connection has ``idle_seconds``, however often the
+        # client sends a byte (one header line every 5 s held a slot for ever)
+        self._deadline = Watchdog(lambda: self.request)
+        self._deadline.arm(self.server.idle_seconds)
         super().setup()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self._deadline.disarm()
 
     def do_GET(self) -> None:
         self._answer(body=True)

@@ -129,7 +129,8 @@ def test_idle_connections_are_closed_and_their_number_is_bounded(tmp_path):
         host, port = url.removeprefix("http://").strip("/").split(":")
         idle = [socket.create_connection((host, int(port))) for _ in range(40)]
         time.sleep(0.3)
-        assert threading.active_count() <= before + 1 + 4  # the serving thread and 4 handlers
+        # the serving thread, 4 handlers and each one's deadline timer
+        assert threading.active_count() <= before + 1 + 2 * 4
         for sock in idle:
             sock.settimeout(5)
         assert all(sock.recv(1) == b"" for sock in idle[:4])  # cut off after the idle time
@@ -144,3 +145,27 @@ def test_a_folder_holding_a_database_or_config_is_not_served(tmp_path, private):
     (tmp_path / private).write_text("", encoding="utf-8")
     with pytest.raises(ConfigError, match=f"not serving .*{private}"):
         open_server(tmp_path, 0)
+
+
+def test_clients_trickling_their_headers_cannot_hold_every_slot(tmp_path, capfd):
+    """Sixteen clients sending a header line every half second kept everyone else out and
+    printed tracebacks: each connection now has ``idle_seconds`` in all, and a dropped client
+    is no error on the terminal."""
+    save_page(tmp_path, "<title>report</title>")
+    with serving(tmp_path, idle_seconds=1.0, max_connections=4) as (_, url):
+        host, port = url.removeprefix("http://").strip("/").split(":")
+        slow = [socket.create_connection((host, int(port))) for _ in range(4)]
+        for sock in slow:
+            sock.sendall(b"GET / HTTP/1.1\r\n")
+        started = time.monotonic()
+        while time.monotonic() - started < 2.5:  # a line every half second, past the limit
+            time.sleep(0.5)
+            for sock in slow:
+                try:
+                    sock.sendall(b"X-Slow: 1\r\n")
+                except OSError:
+                    pass
+        assert httpx.get(url, timeout=5).status_code == 200  # the slots came free
+        for sock in slow:
+            sock.close()
+    assert "Traceback" not in capfd.readouterr().err
