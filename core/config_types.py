@@ -45,6 +45,7 @@ def show(value: object) -> str:
     return str(value)
 
 
+MAX_DURATION = timedelta(days=3650)  # no auction, quiet hour or sweep lasts ten years
 _DURATION = re.compile(r"(?:(\d+)d)?\s*(?:(\d+)h)?\s*(?:(\d+)m(?:in)?)?", re.IGNORECASE)
 
 
@@ -55,9 +56,14 @@ def parse_duration(value: object) -> timedelta:
     if not text or match is None:
         raise ValueError(f'{show(value)} is not a duration such as "3h", "90m" or "1d"')
     days, hours, minutes = (int(g or 0) for g in match.groups())
-    length = timedelta(days=days, hours=hours, minutes=minutes)
+    try:
+        length = timedelta(days=days, hours=hours, minutes=minutes)
+    except OverflowError:
+        length = MAX_DURATION * 2
     if length <= timedelta(0):
         raise ValueError(f"{show(value)}: a duration must be longer than zero")
+    if length > MAX_DURATION:
+        raise ValueError(f"{show(value)}: a duration of at most {MAX_DURATION.days} days")
     return length
 
 

@@ -87,6 +87,16 @@ def fetch_within(
 MAX_REDIRECTS = 5
 
 
+def text_of(response: httpx.Response) -> str:
+    """The body as text in the charset the answer names; where that charset cannot decode it
+    (``charset=utf-16`` on a body with no byte-order mark, say), as UTF-8 with the odd bytes
+    replaced: a lying header costs a page's accents, never a crash."""
+    try:
+        return response.text
+    except (UnicodeError, LookupError):
+        return response.content.decode("utf-8", errors="replace")
+
+
 def _send_by(
     client: httpx.Client, request: httpx.Request, auth: httpx.Auth | None, deadline: float
 ) -> httpx.Response:

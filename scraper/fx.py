@@ -16,7 +16,7 @@ from xml.etree import ElementTree
 
 import httpx
 
-from core.deadline import fetch_within
+from core.deadline import fetch_within, text_of
 from core.errors import FetchError, ParseError
 
 if TYPE_CHECKING:
@@ -124,4 +124,4 @@ def fetch_ecb_rates(client: httpx.Client, url: str = ECB_DAILY) -> EcbRates:
         raise FetchError(f"cannot fetch the ECB's rates from {url}: {type(exc).__name__}") from None
     if response.status_code != 200:
         raise FetchError(f"cannot fetch the ECB's rates from {url}: HTTP {response.status_code}")
-    return parse_ecb_rates(response.text)
+    return parse_ecb_rates(text_of(response))

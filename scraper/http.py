@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from core.deadline import fetch_within
+from core.deadline import fetch_within, text_of
 from core.errors import BlockedError, ConfigError, FetchError, RateLimitedError, UnreachableError
 from core.marketplaces import marketplace, marketplace_of_host
 from core.retry import Transient, call_with_retries, parse_retry_after, policy_for
@@ -222,7 +222,7 @@ def _judge(response: httpx.Response, url: str, search: str | None, *, now: datet
             search=search,
         )
     if status == 200:
-        return response.text
+        return text_of(response)
     if status == 429 or status >= 500:
         raise Transient(
             f"HTTP {status}",

@@ -56,7 +56,7 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
         f"{source}: [[search]]: two searches are named {n!r}"
         for n in sorted({n for n in names if names.count(n) > 1})
     ]
-    if model.schedule.timezone:
+    if model.schedule.timezone is not None:
         try:
             ZoneInfo(model.schedule.timezone)
         except (ZoneInfoNotFoundError, ValueError):

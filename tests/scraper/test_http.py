@@ -311,6 +311,9 @@ def test_sends_the_configured_user_agent() -> None:
         ("text/html; charset=iso-8859-1", "iso-8859-1"),
         ("text/html; charset=windows-1252", "windows-1252"),
         ("text/html; charset=utf-8", "utf-8"),
+        # a header that lies: UTF-16 named, UTF-8 sent (no byte-order mark): read as UTF-8
+        ("text/html; charset=utf-16", "utf-8"),
+        ("text/html; charset=no-such-charset", "utf-8"),
     ],
 )
 def test_decodes_with_the_charset_the_response_names(content_type: str, encoding: str) -> None:

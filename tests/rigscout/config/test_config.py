@@ -195,6 +195,11 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
         ),
         ('[rank]\nprofile = "trainig"\n', "unknown profile 'trainig' (did you mean training?)"),
         ('[schedule]\ntimezone = "Mars/Base"\n', "not a time zone"),
+        ('[schedule]\ntimezone = ""\n', "timezone = '': not a time zone"),  # was "unexpected"
+        (
+            '[[alerts.rule]]\nending_within = "100000000000000000000d"\n',
+            "a duration of at most 3650 days",  # was "unexpected OverflowError"
+        ),
         ('[schedule]\ncron = "daily"\n', "expected five fields"),
         ('[[search]]\nquery = "a"\n[[search]]\nquery = "a"\n', "two searches are named 'a'"),
         # rules naming things that do not exist
