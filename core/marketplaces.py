@@ -66,24 +66,22 @@ def same_site(source: str, target: str) -> bool:
     """Whether a redirect from host ``source`` to host ``target`` stays on one site: the same
     host, or hosts under one marketplace's domain (ebay.com to www.ebay.com or to
     signin.ebay.com, never to another domain)."""
-    source, target = source.lower(), target.lower()
-    if source == target:
+    if source.lower() == target.lower():
         return True
-    for market in marketplaces().values():
-        domain = market.host.removeprefix("www.")
-        inside = (source == domain or source.endswith("." + domain)) and (
-            target == domain or target.endswith("." + domain)
-        )
-        if inside:
-            return True
-    return False
+    site = _site_of(source)
+    return site is not None and site == _site_of(target)
 
 
 def marketplace_of_host(host: str) -> str:
     """The marketplace whose site ``host`` is (or is under); eBay US when none is."""
+    return _site_of(host) or DEFAULT
+
+
+def _site_of(host: str) -> str | None:
+    """The marketplace whose domain ``host`` is or is under (www.ebay.de: EBAY_DE), if any."""
     host = host.lower()
     for code, market in marketplaces().items():
         domain = market.host.removeprefix("www.")
         if host == domain or host.endswith("." + domain):
             return code
-    return DEFAULT
+    return None
