@@ -43,6 +43,15 @@ def load_fixture(*parts: str) -> str:
     return FIXTURES.joinpath(*parts).read_text(encoding="utf-8")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_user_folders(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The user's config and data folders (where rigscout looks for a config and keeps the
+    database of config-less runs) are the test session's own, never the developer's."""
+    home = tmp_path_factory.mktemp("user-folders")
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
+    os.environ["XDG_DATA_HOME"] = str(home / "data")
+
+
 @pytest.fixture
 def now() -> datetime:
     return datetime(2026, 11, 20, 12, 0, tzinfo=UTC)

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from rigscout import __version__
 from rigscout.cli.commands.app import EXIT_ERROR, AppContext, exit_code_for, fail
 from rigscout.cli.logs import setup_logging
+from rigscout.cli.quiet import hold_output, release_output
 from rigscout.jobs.bulk import skip_collection_at_exit
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 
 class RigscoutGroup(click.Group):
@@ -41,6 +42,13 @@ class RigscoutGroup(click.Group):
         if not standalone_mode:
             return inner()
         skip_collection_at_exit()
+        try:
+            self._main(inner)
+        except SystemExit as done:
+            release_output(failed=done.code not in (0, None))
+            raise
+
+    def _main(self, inner: Callable[[], Any]) -> NoReturn:
         try:
             result = inner()
         except click.UsageError as exc:
@@ -88,9 +96,15 @@ def _quiet_stdout() -> None:
     help="Config file (default: $RIGSCOUT_CONFIG or ./rigscout.toml).",
 )
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print nothing unless the command fails; then print all it would have (for cron).",
+)
 @click.version_option(__version__, prog_name="rigscout")
 @click.pass_context
-def cli(ctx: click.Context, config: str | None, verbose: int) -> None:
+def cli(ctx: click.Context, config: str | None, verbose: int, quiet: bool) -> None:
     """rigscout finds used GPU and GPU-server deals on eBay and ranks them per landed dollar.
 
     Exit codes: 0 all well, 1 some searches or alert channels failed, 2 a configuration,
@@ -100,6 +114,8 @@ def cli(ctx: click.Context, config: str | None, verbose: int) -> None:
 
         rigscout init && rigscout run --offline fixtures/demo
     """
+    if quiet:
+        hold_output()
     setup_logging(verbose)
     ctx.obj = AppContext(config)
 

@@ -1,8 +1,9 @@
 """One typed ``Settings``, read once at the edge (the CLI and the scheduler) from a TOML file.
 
-The file is ``rigscout.toml`` in the working directory unless ``--config`` or the
-``RIGSCOUT_CONFIG`` environment variable names another. Secrets are never written in the
-file: it names the environment variables that hold them (``password_env``,
+The file is the one ``--config`` or the ``RIGSCOUT_CONFIG`` environment variable names, else
+``rigscout.toml`` in the working directory, else ``rigscout.toml`` in the user's config folder
+(``$XDG_CONFIG_HOME/rigscout/``, by default ``~/.config/rigscout/``). Secrets are never
+written in the file: it names the environment variables that hold them (``password_env``,
 ``webhook_url_env``, ``client_id_env``), and they are read here and nowhere else.
 """
 
@@ -70,23 +71,50 @@ class Settings:
     plans: tuple[SavedPlan, ...] = ()  # [[plan]]: rigscout/config/plans.py
 
 
-def default_database_url(cwd: Path) -> str:
-    """``./rigscout.db`` when it exists (or a config sits here), else the user's data dir."""
-    local = cwd / "rigscout.db"
-    if local.exists() or (cwd / DEFAULT_CONFIG_NAME).exists():
+DEFAULT_DATABASE_NAME = "rigscout.db"
+
+
+def default_database_url(cwd: Path, config: Path | None = None) -> str:
+    """The SQLite file next to the config file; with no config, ``./rigscout.db`` when it
+    exists, else the one in the user's data folder."""
+    if config is not None:
+        return f"sqlite:///{config.parent / DEFAULT_DATABASE_NAME}"
+    local = cwd / DEFAULT_DATABASE_NAME
+    if local.exists():
         return f"sqlite:///{local}"
+    return f"sqlite:///{user_data_database()}"
+
+
+def user_data_database() -> Path:
+    """Where the database of runs without a config file lives (the user's data folder)."""
     from platformdirs import user_data_dir
 
-    data = Path(user_data_dir("rigscout", appauthor=False))
-    return f"sqlite:///{data / 'rigscout.db'}"
+    return Path(user_data_dir("rigscout", appauthor=False)) / DEFAULT_DATABASE_NAME
+
+
+def user_config_file(environ: Mapping[str, str]) -> Path:
+    """``rigscout.toml`` in the user's config folder: ``$XDG_CONFIG_HOME/rigscout`` when the
+    variable is set, else the platform's (``~/.config/rigscout`` on Linux)."""
+    xdg = environ.get("XDG_CONFIG_HOME")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "rigscout" / DEFAULT_CONFIG_NAME
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("rigscout", appauthor=False)) / DEFAULT_CONFIG_NAME
 
 
 def resolve_config_path(option: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
+    """The config file to read: ``--config``, ``$RIGSCOUT_CONFIG``, ``./rigscout.toml``, then
+    the user's config folder. When none exists, ``./rigscout.toml`` (where ``init`` writes)."""
     if option:
         return Path(option)
     if environ.get("RIGSCOUT_CONFIG"):
         return Path(environ["RIGSCOUT_CONFIG"])
-    return cwd / DEFAULT_CONFIG_NAME
+    local = cwd / DEFAULT_CONFIG_NAME
+    if local.exists():
+        return local
+    user = user_config_file(environ)
+    return user if user.is_file() else local
 
 
 def load_settings(
@@ -196,7 +224,11 @@ def _settings_from(
     fx_file = base / model.rank.fx_file if model.rank.fx_file else None
     # Names that must exist: channels, SKUs (the user's own included), profiles.
     check_references(model, source, catalog_extra=catalog_extra)
-    url = environ.get("RIGSCOUT_DATABASE_URL") or model.database.url or default_database_url(cwd)
+    url = (
+        environ.get("RIGSCOUT_DATABASE_URL")
+        or model.database.url
+        or default_database_url(cwd, path)
+    )
     return Settings(
         database_url=_resolve_sqlite_path(url, base),
         searches=_searches(model.search, source),

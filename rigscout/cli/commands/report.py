@@ -34,9 +34,17 @@ DEFAULT_DIR = Path("rigscout-report")
     show_default=True,
     help="Port for --serve (0: any free).",
 )
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address for --serve; 0.0.0.0 only inside a container whose port is published.",
+)
 @pass_app
 @handle_errors
-def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, port: int) -> None:
+def report(
+    app: AppContext, output_dir: Path | None, open_: bool, serve: bool, port: int, host: str
+) -> None:
     """Write today's deals, price history and run health as a static web page.
 
     The page works from file:// with no network. Runs write it too when [report] dir is set.
@@ -71,9 +79,9 @@ def report(app: AppContext, output_dir: Path | None, open_: bool, serve: bool, p
         )
     if serve:
         try:
-            server = open_server(folder, port)
+            server = open_server(folder, port, host=host)
         except OSError as exc:
-            raise ConfigError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}") from exc
+            raise ConfigError(f"cannot serve on {host}:{port}: {exc.strerror}") from exc
         serve_forever(server, lambda url: click.echo(f"Serving {url} (Ctrl-C to stop)"))
 
 

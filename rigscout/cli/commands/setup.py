@@ -43,13 +43,59 @@ def init(app: AppContext, force: bool) -> None:
             raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
         click.echo(f"Wrote {path} with {len(load_settings(path, {}).searches)} saved searches.")
     settings = app.settings()
+    earlier = _adopt_earlier_runs(settings.database_url)
+    if earlier is not None:
+        click.echo(f"Copied the database of your earlier runs ({earlier}) to start from.")
     open_store(settings).dispose()
     click.echo(f"Database ready: {masked_db_url(settings.database_url)}")
 
 
+def _adopt_earlier_runs(url: str) -> Path | None:
+    """Runs made before there was a config (the README's demo) stored to the user's data
+    folder; a new SQLite database next to the config starts as a copy of that one, so what
+    they collected is still there. The earlier file is left as it was."""
+    from db.backup import backup_sqlite, sqlite_path
+    from rigscout.config.load import user_data_database
+
+    target, earlier = sqlite_path(url), user_data_database()
+    if target is None or target.exists() or not earlier.is_file():
+        return None
+    backup_sqlite(f"sqlite:///{earlier}", target)
+    return earlier
+
+
 @click.group()
 def db() -> None:
-    """Database maintenance: apply the schema migrations."""
+    """Database maintenance: apply the schema migrations, back the store up."""
+
+
+@db.command("backup")
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+@pass_app
+@handle_errors
+def db_backup(app: AppContext, file: Path | None, force: bool) -> None:
+    """Copy the SQLite store to FILE (default ./rigscout-backup-DATE.db), safely while a run
+    writes to it. For PostgreSQL, print the pg_dump command that backs it up.
+
+    Example:
+
+        rigscout db backup /backups/rigscout.db --force
+    """
+    from datetime import datetime
+
+    from db.backup import backup_sqlite, pg_dump_command, sqlite_path
+
+    url = app.settings().database_url
+    stamp = datetime.now().astimezone().strftime("%Y%m%d-%H%M%S")
+    if sqlite_path(url) is None:
+        target = str(file or f"rigscout-backup-{stamp}.dump")
+        click.echo("PostgreSQL is backed up with its own tool; run:")
+        click.echo(f"  {pg_dump_command(url, target)}")
+        click.echo("(restore with pg_restore; the password comes from PGPASSWORD or ~/.pgpass)")
+        return
+    backup = backup_sqlite(url, file or Path(f"rigscout-backup-{stamp}.db"), overwrite=force)
+    click.echo(f"Backed up {masked_db_url(url)} to {backup.path} ({backup.size_bytes:,} bytes).")
 
 
 @db.command("upgrade")

@@ -31,6 +31,7 @@ PAGE = "index.html"
 ROUTES = ("/", f"/{PAGE}")
 IDLE_SECONDS = 10.0  # an idle or slow client is cut off after this long
 MAX_CONNECTIONS = 16
+LOOPBACK = "127.0.0.1"
 PRIVATE = ("*.db", "*.db-*", "*.sqlite", "*.sqlite3", "*.toml", "*.lock")
 
 
@@ -39,13 +40,25 @@ class ReportServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, folder: Path, port: int, *, idle_seconds: float, max_connections: int):
+    def __init__(
+        self,
+        folder: Path,
+        port: int,
+        *,
+        idle_seconds: float,
+        max_connections: int,
+        host: str = LOOPBACK,
+    ):
         self.folder = folder
         self.idle_seconds = idle_seconds
         self._slots = threading.BoundedSemaphore(max_connections)
-        super().__init__(("127.0.0.1", port), _PageHandler)
-        host, bound = self.server_address[:2]
-        self.hosts = {f"{host!s}:{bound}", f"localhost:{bound}"}
+        super().__init__((host, port), _PageHandler)
+        bound = self.server_address[1]
+        # On loopback, only a page asked for by a loopback name is served (no DNS rebinding);
+        # bound elsewhere (a container's 0.0.0.0, by choice), any name the network uses.
+        self.hosts: set[str] | None = (
+            {f"{LOOPBACK}:{bound}", f"localhost:{bound}"} if host == LOOPBACK else None
+        )
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
@@ -100,7 +113,8 @@ class _PageHandler(BaseHTTPRequestHandler):
         self._answer(body=False)
 
     def _answer(self, *, body: bool) -> None:
-        if self.headers.get("Host", "") not in self.server.hosts:
+        hosts = self.server.hosts
+        if hosts is not None and self.headers.get("Host", "") not in hosts:
             self.send_error(HTTPStatus.MISDIRECTED_REQUEST, "unexpected Host header")
             return
         page = self.server.page() if urlsplit(self.path).path in ROUTES else None
@@ -126,15 +140,19 @@ def open_server(
     *,
     idle_seconds: float = IDLE_SECONDS,
     max_connections: int = MAX_CONNECTIONS,
+    host: str = LOOPBACK,
 ) -> ReportServer:
-    """A server of ``folder``'s report bound to 127.0.0.1 only (port 0: any free port)."""
+    """A server of ``folder``'s report on 127.0.0.1 (port 0: any free port), or on ``host``
+    (in a container, ``0.0.0.0``, with the port published to the machine's loopback)."""
     private = sorted({p.name for pattern in PRIVATE for p in folder.glob(pattern)})
     if private:
         raise ConfigError(
             f"not serving {folder}: it holds {', '.join(private)}; write the report to a "
             "folder of its own (report -o DIR --serve)"
         )
-    return ReportServer(folder, port, idle_seconds=idle_seconds, max_connections=max_connections)
+    return ReportServer(
+        folder, port, idle_seconds=idle_seconds, max_connections=max_connections, host=host
+    )
 
 
 def serve(server: ReportServer, on_ready: Callable[[str], None]) -> None:

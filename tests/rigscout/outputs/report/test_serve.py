@@ -122,6 +122,18 @@ def test_a_request_for_another_host_is_refused(tmp_path):
         assert client.get(url, headers={"Host": f"localhost:{port}"}).status_code == 200
 
 
+def test_bound_for_a_container_any_host_name_the_network_uses_is_served(tmp_path):
+    """`report --serve --host 0.0.0.0` (compose.yaml): reached by the published port, with
+    whatever name the browser used for the machine."""
+    save_page(tmp_path, "<title>report</title>")
+    with serving(tmp_path, host="0.0.0.0") as (server, _):
+        port = server.server_address[1]
+        url = f"http://127.0.0.1:{port}/"
+        with httpx.Client(timeout=5) as client:
+            assert client.get(url, headers={"Host": f"rigbox.lan:{port}"}).status_code == 200
+            assert client.get(url, headers={"Host": "localhost:8000"}).status_code == 200
+
+
 def test_idle_connections_are_closed_and_their_number_is_bounded(tmp_path):
     save_page(tmp_path, "<title>report</title>")
     before = threading.active_count()
