@@ -7,8 +7,8 @@ in, ``Match`` records out. A deal matches a rule when every condition the rule s
   ranking says of the deal;
 - ``new_low_days = 30``: its landed unit price is under every landed unit price another listing
   of its SKU showed in the last 30 days (asking or sold; with no other price, no claim);
-- ``drop_pct = 10``: its own landed unit price is at least 10 % under what it was when rigscout
-  first saw the listing;
+- ``min_drop = 0.1``: its own landed unit price is at least 10 % under what it was when
+  rigscout first saw the listing (``drop_pct = 10``, the old word, is read as this);
 - ``ending_within = "3h"``: a running auction ending within 3 hours, at a likely end (the
   ranked price) under ``max_price`` when the rule sets one: a reminder to bid;
 - ``max_per_run = 5``: at most that many deals of the rule per run, the best ranked first.
@@ -55,7 +55,7 @@ class RuleFacts:
 
 def needs_history(rules: Sequence[AlertRule]) -> bool:
     """True when a rule asks for a new low or a price drop (facts the store must supply)."""
-    return any(r.new_low_days is not None or r.drop_pct is not None for r in rules)
+    return any(r.new_low_days is not None or r.min_drop is not None for r in rules)
 
 
 def match_rules(
@@ -180,8 +180,8 @@ def _conditions(
         history.append(lambda d: _ending(d, within, now))
     if (days := rule.new_low_days) is not None:
         history.append(lambda d: is_new_low(d, days, facts))
-    if (drop := rule.drop_pct) is not None:
-        history.append(lambda d: (fell := dropped_pct(d, facts)) is not None and fell >= drop)
+    if (drop := rule.min_drop) is not None:
+        history.append(lambda d: (fell := dropped(d, facts)) is not None and fell >= drop)
     return tests, history
 
 
@@ -192,12 +192,13 @@ def is_new_low(deal: Deal, days: int, facts: RuleFacts) -> bool:
     return bool(others) and deal.landed_unit_price < others[0]
 
 
-def dropped_pct(deal: Deal, facts: RuleFacts) -> float | None:
-    """How many % the listing's landed price fell since first seen (None: not known)."""
+def dropped(deal: Deal, facts: RuleFacts) -> float | None:
+    """The fraction by which the listing's landed price fell since first seen (None: not
+    known)."""
     first = facts.first_prices.get(deal.listing_id)
     if first is None or first <= 0:
         return None
-    return float((first - deal.landed_unit_price) / first * 100)
+    return float((first - deal.landed_unit_price) / first)
 
 
 def _ending(deal: Deal, within: timedelta, now: datetime | None) -> bool:

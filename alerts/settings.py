@@ -93,7 +93,7 @@ class AlertRule:
     min_score: float | None = None
     profile: str | None = None
     new_low_days: int | None = None  # the lowest landed price of its SKU in this many days
-    drop_pct: float | None = None  # its own landed price fell this many % since first seen
+    min_drop: float | None = None  # its own landed price fell by this fraction since first seen
     ending_within: timedelta | None = None  # a running auction ending this soon
     max_per_run: int | None = None  # at most this many deals per run, best first
 

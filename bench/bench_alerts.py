@@ -6,7 +6,7 @@ ending over the next three days; scores and discounts spread as the demo's are: 
 score of 35, the best in the 60s; discounts around the market, one in forty 30 % under it)
 against eight rules: the baseline is the ranking-only kinds a
 buyer wrote before (SKU, price, discount, score, category), the measured set adds one of each
-history kind (``new_low_days``, ``drop_pct``, ``ending_within``, ``max_per_run``) with its facts
+history kind (``new_low_days``, ``min_drop``, ``ending_within``, ``max_per_run``) with its facts
 already loaded. Interleaved (baseline, measured, baseline…), best of ``repeat``.
 
 Loading those facts from the store is a query on the few SKUs and listings the other
@@ -64,7 +64,7 @@ CLASSIC = (
 )
 HISTORY = (
     AlertRule("p40-low", ("me",), skus=("sku-3",), new_low_days=30),
-    AlertRule("drops", ("me",), category="server", drop_pct=10),
+    AlertRule("drops", ("me",), category="server", min_drop=0.1),
     AlertRule("bid", ("me",), skus=("sku-4",), ending_within=timedelta(hours=3)),
     AlertRule("capped", ("me",), min_score=50, max_per_run=5),
 )

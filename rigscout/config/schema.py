@@ -9,6 +9,7 @@ unset and the ``Settings`` dataclasses supply the default, so each default lives
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -34,6 +35,8 @@ from core.config_types import (
     show,
 )
 from core.marketplaces import marketplaces
+
+log = logging.getLogger(__name__)
 
 CATEGORIES = ("gpu", "server", "board")
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
@@ -244,9 +247,30 @@ class RuleSection(Section):
     min_score: Annotated[float, Field(ge=0, le=100)] | None = None
     profile: str | None = None
     new_low_days: Annotated[int, Field(ge=1, le=3650)] | None = None
-    drop_pct: Annotated[float, Field(gt=0, lt=100)] | None = None
+    min_drop: Annotated[float, Field(gt=0, lt=1)] | None = None
+    drop_pct: Annotated[float, Field(gt=0, lt=100)] | None = None  # the old word for min_drop
     ending_within: Duration | None = None
     max_per_run: Annotated[int, Field(ge=1)] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_as_a_fraction(cls, data: Any) -> Any:
+        """``drop_pct = 10`` (percent, unlike every neighbour) is read as ``min_drop = 0.1``,
+        with a line saying what to write."""
+        if not isinstance(data, dict) or "drop_pct" not in data:
+            return data
+        if "min_drop" in data:
+            raise ValueError("set min_drop or drop_pct, not both (drop_pct is the old word)")
+        old = data["drop_pct"]
+        if isinstance(old, bool) or not isinstance(old, int | float) or not 0 < old < 100:
+            return data  # the field's own check says what is wrong with it
+        log.warning(
+            "[[alerts.rule]] drop_pct = %g is deprecated: write min_drop = %g (a fraction, "
+            "as min_discount is)",
+            old,
+            old / 100,
+        )
+        return {**{k: v for k, v in data.items() if k != "drop_pct"}, "min_drop": old / 100}
 
 
 class AlertsSection(Section):

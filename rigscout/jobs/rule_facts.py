@@ -1,6 +1,6 @@
 """The history the alert rules ask about, loaded at the edge for the deals that may need it.
 
-``new_low_days`` and ``drop_pct`` depend on prices the ranking does not carry. Only deals that
+``new_low_days`` and ``min_drop`` depend on prices the ranking does not carry. Only deals that
 already meet the rest of such a rule are looked up, so a run whose rules name a few SKUs reads a
 few SKUs' history, whatever the size of the store. Amounts are landed by ``ranking.landed``,
 as the ranking lands the deal they are compared with.
@@ -40,7 +40,7 @@ def load_rule_facts(
     """First prices and recent lows for the deals the history rules may match."""
     first: dict[int, Decimal] = {}
     lows: dict[int, dict[str, tuple[tuple[int, Decimal], ...]]] = {}
-    drops = [r for r in rules if r.drop_pct is not None]
+    drops = [r for r in rules if r.min_drop is not None]
     if drops:
         wanted = {d.listing_id for d in deals if any(rule_matches(d, r, profile) for r in drops)}
         for seen in load_first_prices(session, wanted):

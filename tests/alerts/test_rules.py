@@ -111,8 +111,8 @@ def test_a_new_low_is_under_every_other_listing_of_its_sku_in_the_window():
     assert [m.deal.listing_id for m in matched] == [1]
 
 
-def test_drop_pct_measures_a_listings_fall_since_it_was_first_seen():
-    rule = make_rule(drop_pct=10)
+def test_min_drop_measures_a_listings_fall_since_it_was_first_seen():
+    rule = make_rule(min_drop=0.1)
     facts = RuleFacts(first_prices={1: Decimal(200), 2: Decimal(190), 3: Decimal(200)})
     deals = [
         make_deal(1, landed_unit_price="180"),  # −10 %: enough

@@ -166,7 +166,9 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
             'ending_within: "soon" is not a duration such as "3h"',
         ),
         ('[[alerts.rule]]\nending_within = "0h"\n', "a duration must be longer than zero"),
-        ("[[alerts.rule]]\ndrop_pct = 0.1\nnew_low_days = 0\n", "new_low_days = 0: expected"),
+        ("[[alerts.rule]]\nmin_drop = 0.1\nnew_low_days = 0\n", "new_low_days = 0: expected"),
+        ("[[alerts.rule]]\nmin_drop = 10\n", "min_drop = 10: expected less than 1"),
+        ("[[alerts.rule]]\nmin_drop = 0.1\ndrop_pct = 10\n", "set min_drop or drop_pct, not both"),
         ("[[alerts.rule]]\ndrop_pct = 150\n", "drop_pct = 150: expected less than 100"),
         ("[[alerts.rule]]\nmax_per_run = 0\n", "max_per_run = 0: expected greater than"),
         (
@@ -314,7 +316,7 @@ def test_the_starter_examples_are_valid_and_on_the_real_scales(tmp_path: Path):
     assert rules["any-great-deal"].max_per_run == 5
     assert rules["cheap-v100-sxm2"].max_price == Decimal(250)
     assert rules["p40-new-low"].new_low_days == 30
-    assert rules["server-price-drop"].drop_pct == 10
+    assert rules["server-price-drop"].min_drop == 0.1
     assert rules["bid-reminder"].ending_within == timedelta(hours=3)
     assert set(settings.alerts.channels) == {"email", "discord", "phone"}
     assert str(settings.alerts.channels["phone"].quiet_hours) == "23:00-07:00"
@@ -379,3 +381,14 @@ def test_the_starter_fx_file_line_works_when_uncommented_as_told(tmp_path: Path)
     (tmp_path / "fx-rates.toml").write_text('date = "2026-11-27"\nUSD = 1\nEUR = 1.05\n', "utf-8")
     rank = load_settings(path, {}).rank
     assert rank.fx_rates["EUR"] == Decimal("1.05") and rank.fx_date.isoformat() == "2026-11-27"
+
+
+def test_the_old_percent_drop_is_read_as_a_fraction_with_a_line_saying_what_to_write(
+    tmp_path: Path, caplog
+):
+    path = tmp_path / "rigscout.toml"
+    path.write_text('[[alerts.rule]]\nname = "drop"\ndrop_pct = 10\n', encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        rule = load_settings(path, {}).alerts.rules[0]
+    assert rule.min_drop == 0.1
+    assert "drop_pct = 10 is deprecated: write min_drop = 0.1" in caplog.text

@@ -1,4 +1,4 @@
-"""The history behind ``new_low_days`` and ``drop_pct``, read from a real store (SQLite and
+"""The history behind ``new_low_days`` and ``min_drop``, read from a real store (SQLite and
 PostgreSQL) the way a run saves it, and landed as the ranking lands the deal."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_a_listing_that_fell_under_every_other_one_is_a_new_low_and_a_drop(sessi
     see(session, now, listing("1", "170"))
     listing_ids = ids(session)
     deal = make_deal(listing_ids["1"], sku=V100, landed_unit_price="170")
-    rules = [make_rule(name="low", new_low_days=30), make_rule(name="drop", drop_pct=10)]
+    rules = [make_rule(name="low", new_low_days=30), make_rule(name="drop", min_drop=0.1)]
 
     facts = load_rule_facts(session, [deal], rules, SETTINGS, profile=None, now=now)
 
@@ -85,7 +85,7 @@ def test_only_deals_the_rest_of_a_rule_lets_through_are_looked_up(session, now):
     see(session, now - timedelta(days=1), listing("8", "200"))
     listing_ids = ids(session)
     deal = make_deal(listing_ids["8"], sku=V100, landed_unit_price="200")
-    rule = make_rule(drop_pct=5, max_price=Decimal(150), new_low_days=30)
+    rule = make_rule(min_drop=0.05, max_price=Decimal(150), new_low_days=30)
 
     facts = load_rule_facts(session, [deal], [rule], SETTINGS, profile=None, now=now)
 
