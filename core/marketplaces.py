@@ -7,6 +7,7 @@ seller ships from without being abroad, and the config for which codes are valid
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -60,6 +61,21 @@ def marketplace(code: str) -> Marketplace:
 def item_url(code: str, item_id: str) -> str:
     """The item page of ``item_id`` on the marketplace's own site."""
     return f"{marketplace(code).site}/itm/{item_id}"
+
+
+# An item page's path: /itm/<id>, or /itm/<title-slug>/<id> as older links have it.
+ITEM_IN_URL = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,19})(?:[/?#]|$)")
+
+
+def item_number(text: str) -> str | None:
+    """The item number in an item number as typed ("  288722959459 ") or in any link to the
+    item page (``https://www.ebay.de/itm/288722959459?hash=…``, the ones rigscout prints);
+    None when there is none."""
+    text = text.strip()
+    if text.isdigit():
+        return text
+    found = ITEM_IN_URL.search(text)
+    return found.group(1) if found else None
 
 
 def same_site(source: str, target: str) -> bool:

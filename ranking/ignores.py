@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from core.marketplaces import item_number
 from core.text import match_form
 
 KINDS = ("item", "seller", "title_word")
@@ -60,9 +61,12 @@ def ignore_value(kind: str, value: str) -> str:
             f"(at most {MAX_LENGTH}: no title word, seller or item number is longer)"
         )
     if kind == "item":
-        if not text.isdigit():
-            raise ValueError(f"{value!r} is not an eBay item number (digits only)")
-        return text
+        number = item_number(text)
+        if number is None:
+            raise ValueError(
+                f"{value!r} is not an eBay item number (its digits, or the item's link)"
+            )
+        return number
     if not text:
         raise ValueError(f"an empty {kind.replace('_', ' ')} cannot be ignored")
     return text.casefold()

@@ -108,9 +108,30 @@ def _gpu_value(sku: Sku, profile: Profile) -> SkuValue:
     if sku.bf16 and "compute" in totals:
         totals["compute"] *= profile.bf16_bonus
     capability = _weighted_geometric_mean(totals, profile.weights)
-    fp16_ok = not profile.needs_fp16 or (compute is not None and compute[0] != "FP32")
-    eligible = capability > 0 and fp16_ok and (sku.vram_gb or 0) >= profile.min_vram_gb
+    eligible = capability > 0 and _left_out_by(sku, profile, compute) is None
     return replace(value, capability=capability, eligible=eligible)
+
+
+def profile_leaves_out(sku: Sku, profile: Profile) -> str | None:
+    """Why ``profile`` ranks none of this GPU's listings, in a few words (None: it ranks
+    them), e.g. "12 GB per GPU, under the profile's 16 GB minimum"."""
+    if sku.category is not Category.GPU:
+        return None
+    reason = _left_out_by(sku, profile, effective_compute(sku))
+    if reason is None and _gpu_value(sku, profile).capability <= 0:
+        weighed = ", ".join(sorted(profile.weights))
+        return f"the catalog has no figure for a metric the profile weighs ({weighed})"
+    return reason
+
+
+def _left_out_by(sku: Sku, profile: Profile, compute: tuple[str, float] | None) -> str | None:
+    """The profile's own limits: its VRAM floor per GPU, and FP16 for a profile that needs it."""
+    if (sku.vram_gb or 0) < profile.min_vram_gb:
+        floor = profile.min_vram_gb
+        return f"{sku.vram_gb or 0:g} GB per GPU, under the profile's {floor:g} GB minimum"
+    if profile.needs_fp16 and (compute is None or compute[0] == "FP32"):
+        return "no usable FP16 rate, which the profile needs"
+    return None
 
 
 def _weighted_geometric_mean(totals: dict[str, float], weights: Mapping[str, float]) -> float:

@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
 from core.errors import ParseError
-from core.marketplaces import item_url
+from core.marketplaces import ITEM_IN_URL, item_url
 from core.marketplaces import marketplace as _market
 from core.models import BuyingFormat, Listing
 from scraper.money import clean_text, parse_price, parse_shipping
@@ -36,7 +36,6 @@ REQUIRED = ("title", "price", "sold_date")
 DOLLARS = ("USD", "CAD", "AUD")  # what a bare "$" means: the marketplace's dollar, else USD
 DATE_FORMATS = ("%b %d, %Y", "%Y-%m-%d", "%m/%d/%Y", "%d %b %Y")
 NO_VALUE = {"", "-", "--", "—", "n/a"}
-ITEM_IN_URL = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,15})")
 PLAIN_NUMBER = re.compile(r"\d[\d,]*(?:\.\d{1,2})?")
 
 

@@ -17,6 +17,7 @@ from ranking.titles.flags import (
 from ranking.titles.normalize import Normalizer, default_normalizer, normalize_title
 from ranking.titles.origin import ship_origin
 from ranking.titles.server_config import HEATSINK, POWER_SHELF, PartsTable, load_parts
+from ranking.titles.sku_names import SkuName, read_sku_name
 from ranking.titles.unmatched import UnmatchedListing, group_unmatched, render_unmatched
 from ranking.titles.user_catalog import load_user_catalog, user_normalizer, user_skus
 
@@ -26,6 +27,7 @@ __all__ = [
     "Normalizer",
     "PartsTable",
     "Signals",
+    "SkuName",
     "UnmatchedListing",
     "default_normalizer",
     "flag_listing",
@@ -36,6 +38,7 @@ __all__ = [
     "load_support",
     "load_user_catalog",
     "normalize_title",
+    "read_sku_name",
     "read_title",
     "render_unmatched",
     "ship_origin",

@@ -25,7 +25,7 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
 
     from ranking.catalog import load_catalog
     from ranking.profiles import load_profiles
-    from ranking.titles import load_user_catalog
+    from ranking.titles import load_user_catalog, read_sku_name
 
     problems: list[str] = []
     channels = set(model.alerts.channels or {})
@@ -40,17 +40,42 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
                 guess = f" (did you mean {close[0]}?)" if close else hint
                 problems.append(f"{source}: {where}: unknown {kind} {name!r}{guess}")
 
+    def refuse_skus(where: str, names: list[str]) -> None:
+        for name in names:
+            if name not in skus:
+                read = read_sku_name(name, catalog)
+                meant = (read.sku,) if read.sku else read.suggestions
+                guess = (
+                    f" (did you mean {meant[0]}?)"
+                    if len(meant) == 1
+                    else f" (one of: {', '.join(meant)})"
+                    if meant
+                    else " (see `rigscout catalog`)"
+                )
+                problems.append(f"{source}: {where}: unknown SKU {name!r}{guess}")
+
+    known_profiles = f" (the profiles are: {', '.join(sorted(profiles))})"
+    known_channels = (
+        f" (the channels are: {', '.join(sorted(channels))})"
+        if channels
+        else " (no [alerts.channels.*] is configured)"
+    )
     for i, rule in enumerate(model.alerts.rule or [], 1):
         where = f"[[alerts.rule]] #{i}" + (f" ({rule.name})" if rule.name else "")
-        refuse(where, "channel", rule.channels or [], channels, " (see [alerts.channels.*])")
-        refuse(where, "SKU", rule.sku or [], skus, " (see `rigscout catalog`)")
-        refuse(where, "profile", [rule.profile] if rule.profile else [], set(profiles))
+        refuse(where, "channel", rule.channels or [], channels, known_channels)
+        refuse_skus(where, rule.sku or [])
+        refuse(
+            where, "profile", [rule.profile] if rule.profile else [], set(profiles), known_profiles
+        )
     for i, plan in enumerate(model.plan, 1):
         where = f"[[plan]] #{i}" + (f" ({plan.name})" if plan.name else "")
-        refuse(where, "channel", plan.channels or [], channels, " (see [alerts.channels.*])")
-        refuse(where, "profile", [plan.profile] if plan.profile else [], set(profiles))
-    refuse("[rank]", "profile", [model.rank.profile] if model.rank.profile else [], set(profiles))
-    refuse("[report]", "profile", model.report.profiles or [], set(profiles))
+        refuse(where, "channel", plan.channels or [], channels, known_channels)
+        refuse(
+            where, "profile", [plan.profile] if plan.profile else [], set(profiles), known_profiles
+        )
+    rank_profile = [model.rank.profile] if model.rank.profile else []
+    refuse("[rank]", "profile", rank_profile, set(profiles), known_profiles)
+    refuse("[report]", "profile", model.report.profiles or [], set(profiles), known_profiles)
     names = [s.name or s.query for s in model.search]
     problems += [
         f"{source}: [[search]]: two searches are named {n!r}"

@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 from core.errors import ParseError
-from core.marketplaces import item_url
+from core.marketplaces import ITEM_IN_URL, item_url
 from core.models import BuyingFormat, Listing
 from scraper.money import Price, Shipping, clean_text, parse_price, parse_shipping
 from scraper.wording import wording
@@ -147,11 +147,8 @@ def _listing(item_id: str, card: RawCard, ctx: Context) -> Listing:
     )
 
 
-_ITEM_ID = re.compile(r"/itm/(?:[^/?#]+/)?(\d{9,19})(?:[/?#]|$)")
-
-
 def _item_id(card: RawCard, ctx: Context) -> str:
-    match = _ITEM_ID.search(card.href or "")
+    match = ITEM_IN_URL.search(card.href or "")
     if match:
         return match.group(1)
     if card.listing_id and card.listing_id.isdigit():

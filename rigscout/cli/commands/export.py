@@ -12,7 +12,7 @@ import click
 
 from core.errors import ConfigError
 from rigscout.cli.commands.app import AppContext, handle_errors, open_existing_store, pass_app
-from rigscout.cli.commands.options import CATEGORIES, check_skus, output_option, profile_option
+from rigscout.cli.commands.options import CATEGORIES, output_option, profile_option, resolve_skus
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -51,7 +51,7 @@ def _export_filter(
 ) -> ExportFilter:
     from rigscout.outputs.export import ExportFilter
 
-    check_skus(skus)
+    skus = resolve_skus(skus)
     if since and until and since > until:
         raise ConfigError(f"--since {since:%Y-%m-%d} is after --until {until:%Y-%m-%d}")
     return ExportFilter(
@@ -182,7 +182,7 @@ def chart_history(
     from rigscout.outputs.charts import load_history, render_history_chart
 
     settings = app.settings()
-    check_skus(skus, settings.catalog_extra)
+    skus = resolve_skus(skus, settings.catalog_extra)
     catalog = user_skus(settings.catalog_extra)
     engine = open_existing_store(settings)
     day = since.date() if since else None

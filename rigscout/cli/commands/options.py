@@ -12,6 +12,8 @@ import click
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from ranking.titles import SkuName
+
 F = TypeVar("F", bound="Callable[..., Any]")
 
 CATEGORIES = ("gpu", "server", "board")
@@ -87,21 +89,32 @@ def _profile_names() -> list[str]:
     return sorted(load_profiles().profiles)
 
 
-def check_skus(skus: tuple[str, ...] | list[str], extra: Sequence[Path] = ()) -> None:
-    """The same answer on every command for a SKU the catalog (with ``extra`` files) lacks."""
+def resolve_skus(names: Sequence[str], extra: Sequence[Path] = ()) -> tuple[str, ...]:
+    """The catalog ids the names mean (``p40``, ``Tesla-P40`` → nvidia-tesla-p40), saying on
+    stderr how a name that is not the id itself was read; one line naming the likely SKUs for
+    a name that means none or several, the same on every command."""
     from ranking.catalog import load_catalog
-    from ranking.titles import load_user_catalog
+    from ranking.titles import load_user_catalog, read_sku_name
 
     catalog = load_user_catalog(extra).catalog if extra else load_catalog()
-    unknown = [s for s in skus if s not in catalog]
+    read = [read_sku_name(name, catalog) for name in names]
+    unknown = [r for r in read if r.sku is None]
     if unknown:
-        import difflib
-
         from core.errors import ConfigError
 
-        known = [s.sku for s in catalog]
-        hints = [difflib.get_close_matches(s, known, n=1, cutoff=0.85) for s in unknown]
-        guess = f" (did you mean {hints[0][0]}?)" if len(unknown) == 1 and hints[0] else ""
-        raise ConfigError(
-            f"not a catalog SKU: {', '.join(unknown)}{guess} (see `rigscout catalog`)"
-        )
+        raise ConfigError("; ".join(sku_name_problem(r) for r in unknown))
+    for r in read:
+        if not r.exact:
+            click.echo(f"(reading {r.name} as {r.sku})", err=True)
+    return tuple(r.sku for r in read if r.sku is not None)
+
+
+def sku_name_problem(read: SkuName) -> str:
+    """ "not a catalog SKU: v100 (it could be any of: …)", with where to see them all."""
+    if len(read.suggestions) == 1:
+        hint = f" (did you mean {read.suggestions[0]}?)"
+    elif read.suggestions:
+        hint = f" (it could be any of: {', '.join(read.suggestions)})"
+    else:
+        hint = " (`rigscout catalog` lists them all)"
+    return f"not a catalog SKU: {read.name}{hint}"

@@ -5,7 +5,7 @@ Both only read: on a database rigscout has not initialised they say so and creat
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING
 
 import click
@@ -20,14 +20,18 @@ from rigscout.cli.commands.app import (
 from rigscout.cli.commands.options import (
     CATEGORIES,
     POSITIVE,
-    check_skus,
     money_option,
     profile_option,
+    resolve_skus,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from decimal import Decimal
+
+    from core.models import Deal
+    from ranking.catalog import Sku
+    from ranking.records import Ranking
 
 
 @click.command()
@@ -90,7 +94,7 @@ def rank(
 
     settings = app.settings()
     if sku:
-        check_skus([sku], settings.catalog_extra)
+        (sku,) = resolve_skus([sku], settings.catalog_extra)
     engine = open_existing_store(settings)
     filters = RankFilters(
         profile=profile or settings.rank.profile,
@@ -101,10 +105,12 @@ def rank(
         buying=buying,
         kept_out=False,
     )
+    skus = user_skus(settings.catalog_extra)
+    other = _profile_that_ranks(skus.get(sku), filters.profile) if sku else None
+    asked = [filters] + ([replace(filters, profile=other)] if other else [])
     with Session(engine) as session:
-        skus = user_skus(settings.catalog_extra)
-        (ranking,) = rank_stored_many(
-            session, skus, settings.rank, now=utcnow(), filters=[filters], kept=not recompute
+        ranking, *elsewhere = rank_stored_many(
+            session, skus, settings.rank, now=utcnow(), filters=asked, kept=not recompute
         )
     flagged = ranking.flagged if include_flagged else ()
     parts = ranking.parts if include_parts else ()
@@ -112,8 +118,17 @@ def rank(
         emit_json([deal_to_json(d, money=float) for d in (*ranking.deals, *flagged, *parts)])
         return
     shown = (*ranking.deals, *flagged, *parts)
+    hidden = _hidden(
+        ranking,
+        list(zip((f.profile or settings.rank.profile for f in asked[1:]), elsewhere, strict=True)),
+        sku=sku,
+        profile=filters.profile or settings.rank.profile,
+        flagged=flagged,
+        parts=parts,
+    )
     if not shown:
-        click.echo(_empty_hint(ranking.skipped, filtered=bool(sku or category or max_price)))
+        filtered = bool(category or max_price)
+        click.echo(hidden or _empty_hint(ranking.skipped, sku=sku, filtered=filtered))
         return
     if ranking.deals:
         print_deals(app.console, ranking.deals, wide=wide)
@@ -124,11 +139,65 @@ def rank(
         print_deals(app.console, parts, title="Parts and accessories (never deals)", wide=wide)
     most_first = sorted(ranking.skipped.items(), key=lambda item: (-item[1], item[0]))
     skipped = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in most_first if n)
-    if skipped:
+    if skipped and sku is None:  # the store's other listings: not what was asked about
         click.echo(f"Not ranked: {skipped}.")
+    if hidden:
+        click.echo(hidden)
 
 
-def _empty_hint(skipped: Mapping[str, int], *, filtered: bool) -> str:
+def _profile_that_ranks(sku: Sku | None, profile: str | None) -> str | None:
+    """When ``profile`` ranks no listing of ``sku``, the first profile that does."""
+    from ranking.profiles import load_profiles
+    from ranking.value import profile_leaves_out
+
+    profiles = load_profiles().profiles
+    if sku is None or profile is None or not profile_leaves_out(sku, profiles[profile]):
+        return None
+    return next((n for n, p in sorted(profiles.items()) if not profile_leaves_out(sku, p)), None)
+
+
+def _hidden(
+    ranking: Ranking,
+    elsewhere: Sequence[tuple[str, Ranking]],
+    *,
+    sku: str | None,
+    profile: str,
+    flagged: Sequence[Deal],
+    parts: Sequence[Deal],
+) -> str | None:
+    """Why listings of the SKU a user asked for are not in the table, and what shows them:
+    the profile's own limits (``elsewhere``: the ranking under a profile that ranks the SKU),
+    a risk flag, a part (None: nothing of it is hidden)."""
+    from ranking.catalog import load_catalog
+    from ranking.profiles import load_profiles
+    from ranking.value import profile_leaves_out
+
+    lines = []
+    for name, other in elsewhere:
+        reason = profile_leaves_out(load_catalog()[str(sku)], load_profiles().profiles[profile])
+        if other.deals or other.flagged:
+            lines.append(
+                f"The {profile} profile ranks no {sku} listing: {reason}. "
+                f"`--profile {name}` ranks them."
+            )
+    # Under --sku, the flagged view is that SKU's alone; the store-wide count is in skipped.
+    kept = len(ranking.flagged) if sku else ranking.skipped.get("flagged", 0)
+    if kept and not flagged:
+        lines.append(
+            f"{kept} listing(s) kept out by a risk flag: `--include-flagged` shows them with "
+            "their flags."
+        )
+    if ranking.parts and not parts and sku is not None:
+        lines.append(f"{len(ranking.parts)} part(s) and accessories: `--include-parts`.")
+    return "\n".join(lines) or None
+
+
+def _empty_hint(skipped: Mapping[str, int], *, sku: str | None, filtered: bool) -> str:
+    if sku is not None and not filtered:
+        return (
+            f"No active {sku} listing is stored (`rigscout export listings --sku {sku}`"
+            " shows every one ever seen)."
+        )
     if filtered:
         return "No deals match these filters."
     if any(skipped.values()):

@@ -161,7 +161,7 @@ def test_unknown_skus_get_the_same_answer_on_every_command(config: Path):
         result = CliRunner().invoke(cli, ["--config", str(config), *args])
         assert result.exit_code == 2
         answers.add(result.output)
-    assert answers == {"Error: not a catalog SKU: not-a-sku (see `rigscout catalog`)\n"}
+    assert answers == {"Error: not a catalog SKU: not-a-sku (`rigscout catalog` lists them all)\n"}
 
 
 @pytest.mark.parametrize(

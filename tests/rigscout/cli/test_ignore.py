@@ -124,6 +124,16 @@ def test_unignore_brings_them_back_and_says_what_was_not_ignored(demo):
     assert TOP in {d["item_id"] for d in ranked(demo)}
 
 
+def test_the_item_link_rank_prints_is_taken_wherever_an_item_number_is(demo):
+    link = next(d["url"] for d in ranked(demo) if d["item_id"] == TOP)
+    said = demo("ignore", link + "?hash=item2dad8c7a1a")
+    assert said.exit_code == 0, said.output
+    assert "item 196183871274: ignored" in said.output
+    assert TOP not in {d["item_id"] for d in ranked(demo)}
+    back = demo("unignore", f"https://www.ebay.de/itm/nvidia-tesla-v100/{TOP}")
+    assert back.output.splitlines() == ["item 196183871274: shown again"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

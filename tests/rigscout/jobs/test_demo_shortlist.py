@@ -91,8 +91,10 @@ def test_the_demos_scam_is_kept_out_of_deals_and_plans_and_shown_only_as_one_to_
     assert runner.invoke(cli, [*args, "report", "-o", str(site)]).exit_code == 0
 
     assert SCAM not in deals
-    assert "73 % under NVIDIA A100 SXM4 40GB sales; seller has 3 feedback" in " ".join(
-        flagged.output.split()
+    # How far under depends on which sales are in the 30-day window on the day it runs.
+    assert re.search(
+        r"\b7\d % under NVIDIA A100 SXM4 40GB sales; seller has 3 feedback",
+        " ".join(flagged.output.split()),
     )
     assert plans.exit_code == 0, plans.output
     assert SCAM not in plans.output
@@ -100,5 +102,5 @@ def test_the_demos_scam_is_kept_out_of_deals_and_plans_and_shown_only_as_one_to_
     start = page.index('<section id="check"')
     end = page.index("</section>", start)
     assert SCAM in page[start:end]  # in "Check before buying", with why
-    assert "73 % under NVIDIA A100 SXM4 40GB sales" in page[start:end]
+    assert re.search(r"\b7\d % under NVIDIA A100 SXM4 40GB sales", page[start:end])
     assert SCAM not in page[:start] + page[end:]  # and in no other list of the page
