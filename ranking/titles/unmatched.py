@@ -105,14 +105,26 @@ def _words(title: str) -> list[str]:
     return _WORD.findall(title.lower())
 
 
-def render_unmatched(groups: Sequence[UnmatchedGroup], *, limit: int) -> list[str]:
-    """The groups as aligned text lines: listings, price range, model, shared words, example."""
-    lines = [f"{'listings':>8}  {'price range':<19} {'model':<14} {'shared words':<30} example"]
+def render_unmatched(
+    groups: Sequence[UnmatchedGroup], *, limit: int, width: int = 200
+) -> list[str]:
+    """The groups as aligned text lines in ``width`` columns: listings, price range, model,
+    shared words, then as much of an example title as fits (cut with "…")."""
+    words = max(min(width - 46, 30), 12)
+    room = width - 46 - words - 1  # what is left for the example
+    example = room >= 12
+
+    def line(count: str, prices: str, model: str, shared: str, title: str) -> str:
+        text = f"{count:>8}  {prices:<19} {model:<14} {shared:<{words}}"
+        if example:
+            text += " " + (title if len(title) <= room else title[: room - 1] + "…")
+        return text.rstrip()
+
+    lines = [line("listings", "price range", "model", "shared words", "example")]
     for g in groups[:limit]:
-        lines.append(
-            f"{g.listings:>8}  {_price_range(g):<19} {g.model[:14]:<14} "
-            f"{' '.join(g.shared)[:30]:<30} {g.example}"
-        )
+        shared = " ".join(g.shared)
+        shared = shared if len(shared) <= words else shared[: words - 1] + "…"
+        lines.append(line(str(g.listings), _price_range(g), g.model[:14], shared, g.example))
     hidden = len(groups) - limit
     if hidden > 0:
         lines.append(f"… and {hidden} smaller groups (--limit to see more)")

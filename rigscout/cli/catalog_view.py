@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,7 +52,8 @@ def show_unmatched(engine: Engine, *, limit: int, as_json: bool) -> None:
     elif not groups:
         click.echo("Every stored listing matched a catalog SKU (or is an accessory).")
     else:
-        for line in render_unmatched(groups, limit=limit):
+        width = shutil.get_terminal_size((200, 24)).columns  # $COLUMNS, the terminal's, or 200
+        for line in render_unmatched(groups, limit=limit, width=width):
             click.echo(line)
 
 

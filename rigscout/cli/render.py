@@ -3,6 +3,8 @@ out), and the run's progress bar."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -66,20 +68,25 @@ def render_deals_table(
         max([len(head), *(len(r[k]) for r in rows)])
         for k, head in ((0, "#"), (3, "Landed"), (4, "vs market"), (5, "Score"))
     )
-    notes = min(max((width - fixed) // 5, 10), 28) if width >= 80 else 0
+    notes = min(max((width - fixed) // 5, 12), 28) if width >= 80 else 0
 
-    def gaps(columns: int) -> int:  # per column: its padding, the box's divider or edge
-        return 3 * columns
+    def gaps(columns: int) -> int:  # per column: its padding and the box's divider or edge
+        return 2 * columns + 1
 
     base = 5 + bool(notes)  # #, Model, Landed, vs market, Score (+ Notes)
+    if width < 100:  # "V100 SXM2 16GB" whole; a longer model name gives way to the title
+        model = min(model, 14)
     listing = width - fixed - model - notes - gaps(base + 1)
     if listing < 8:  # too narrow for a useful title: the model takes the room
         listing = 0
         model = max(min(width - fixed - notes - gaps(base), 18), 5)
+    elif not wide:
+        rows = _told_apart(rows, deals, listing)
     table = Table(
         title=title,
         box=box.SIMPLE_HEAD,
         pad_edge=False,
+        padding=(0, 1, 0, 0),
         caption="→ auction at its predicted end  ~ estimated freight  * shipping unknown",
     )
     cut = {"overflow": "fold"} if wide else {"overflow": "ellipsis", "no_wrap": True}
@@ -92,9 +99,10 @@ def render_deals_table(
     table.add_column("Score", justify="right", no_wrap=True)
     if notes:
         table.add_column("Notes", width=notes)
-    for cells in rows:
+    for cells, deal in zip(rows, deals, strict=True):
         shown = [cells[0], cells[1]] + ([cells[2]] if listing else []) + list(cells[3:6])
-        table.add_row(*shown, *([cells[6]] if notes else []))
+        tags = render_notes(deal, now)
+        table.add_row(*shown, *([escape(fit_tags(tags, notes))] if notes else []))
     return table
 
 
@@ -103,7 +111,7 @@ def _deal_cells(i: int, deal: Deal, now: datetime) -> tuple[str, ...]:
     return (
         str(i),
         escape(short_model(deal.sku_name)),
-        escape(lot + deal.title),
+        escape(lot + title_beyond_model(deal.title, deal.sku_name)),
         render_landed(deal),
         render_market(deal),
         f"{deal.score:.0f}",
@@ -111,10 +119,61 @@ def _deal_cells(i: int, deal: Deal, now: datetime) -> tuple[str, ...]:
     )
 
 
+def _told_apart(
+    rows: list[tuple[str, ...]], deals: Sequence[Deal], width: int
+) -> list[tuple[str, ...]]:
+    """Rows whose titles read the same in ``width`` characters start with the item number's
+    last digits instead (the number each deal's link below ends with)."""
+    seen: dict[str, int] = {}
+    for cells in rows:
+        seen[cells[2][: width - 1]] = seen.get(cells[2][: width - 1], 0) + 1
+    return [
+        (*cells[:2], f"…{deal.item_id[-4:]} {cells[2]}", *cells[3:])
+        if seen[cells[2][: width - 1]] > 1
+        else cells
+        for cells, deal in zip(rows, deals, strict=True)
+    ]
+
+
+_SAID_BY_EVERY_TITLE = frozenset({"nvidia", "tesla", "geforce", "gpu", "amd", "radeon"})
+_WORD = re.compile(r"[^\s,|()\[\]]+")
+
+
+def title_beyond_model(title: str, model: str) -> str:
+    """The seller's title without the words the Model column already says, so two rows of
+    one model differ in what they show: "NVIDIA Tesla V100 SXM2 16GB GPU Server Pull" under
+    "V100 SXM2 16GB" reads "Server Pull". The whole title when nothing else is left."""
+    said = {w.lower() for w in re.split(r"[\s\-]+", model)} | _SAID_BY_EVERY_TITLE
+    kept = [word for word in _WORD.findall(title) if not set(re.split(r"-+", word.lower())) <= said]
+    return " ".join(kept) or title
+
+
+def fit_tags(tags: Sequence[str], width: int, lines: int = 2) -> str:
+    """As many tags as fit ``lines`` lines of ``width``, then "+N" for the rest (each deal's
+    sentence under the table says them all)."""
+    for keep in range(len(tags), -1, -1):
+        hidden = len(tags) - keep
+        parts = [t + "," for t in tags[: keep - 1]] + list(tags[keep - 1 : keep])
+        parts += [f"+{hidden}"] if hidden else []
+        rows: list[str] = []
+        for part in parts:
+            if rows and len(rows[-1]) + 1 + len(part) <= width:
+                rows[-1] += " " + part
+            else:
+                rows.append(part)
+        if len(rows) <= lines and all(len(r) <= width for r in rows):
+            return "\n".join(rows)
+    return ""
+
+
 def short_model(name: str) -> str:
     """The catalog name without the maker and product line everyone knows: "Tesla V100 SXM2
-    16GB" reads "V100 SXM2 16GB", "NVIDIA GeForce RTX 3090 24GB" reads "RTX 3090 24GB"."""
-    for prefix in ("NVIDIA ", "AMD ", "Tesla ", "GeForce ", "Radeon ", "Instinct "):
+    16GB" reads "V100 SXM2 16GB", "NVIDIA GeForce RTX 3090 24GB" reads "RTX 3090 24GB",
+    "Supermicro SuperServer 4028GR-TRT" reads "4028GR-TRT"."""
+    for prefix in (
+        "NVIDIA ", "AMD ", "Tesla ", "GeForce ", "Radeon ", "Instinct ",
+        "Supermicro ", "SuperServer ", "Gigabyte ", "Asus ",
+    ):  # fmt: skip
         name = name.removeprefix(prefix)
     return name.split(" (")[0]
 
@@ -135,17 +194,24 @@ def render_market(deal: Deal) -> str:
     return f"{render_discount(deal.discount)} {deal.evidence}"
 
 
+# Flags every card of a kind carries (its CUDA support, where it ships from): after the ones
+# that set this listing apart, so a narrow Notes column keeps those.
+_COMMON_FLAGS = ("software_support", "ships_from_abroad")
+
+
 def render_notes(deal: Deal, now: datetime) -> list[str]:
-    """Short tags: the auction's bid and time left, the host it needs, its flags."""
+    """Short tags, what sets this listing apart first: the auction's bid and time left, its
+    own flags, its configuration, the host it needs, then the flags its kind shares."""
     notes = []
     if deal.current_bid is not None:
         bid = fmt.money(deal.current_bid, deal.currency)
         notes.append(f"bid {bid} {fmt.time_left(deal.end_time, now)}".strip())
-    if deal.needs_host:
-        notes.append(f"{deal.needs_host} host")
+    notes += [_tag(f) for f in deal.flags if f.code not in _COMMON_FLAGS]
     if deal.config is not None:
         notes.append(deal.config.tag(gpus=deal.gpus_included > 0))
-    notes += [_tag(f) for f in deal.flags]
+    if deal.needs_host:
+        notes.append(f"{deal.needs_host} host")
+    notes += [_tag(f) for code in _COMMON_FLAGS for f in deal.flags if f.code == code]
     return notes
 
 
@@ -193,36 +259,84 @@ def render_run_summary(report: RunReport) -> Table:
     return table
 
 
-def render_runs_table(runs: Sequence[RunSummary]) -> Table:
-    """Recent runs in 80 columns: short headers, the source cut to fit, full data in ``--json``."""
+# The runs table's columns, most needed first: on a narrow terminal the last ones give way
+# whole (``--json`` has them all) instead of every column being cut to "…".
+_RUN_COLUMNS = ("id", "started", "status", "seen", "new", "err", "took", "req", "chg", "alerts")
+_RUN_LEGEND = {
+    "req": "req requests",
+    "seen": "seen/new listings",
+    "chg": "chg price changes",
+    "err": "err failed searches",
+}
+
+
+def render_runs_table(runs: Sequence[RunSummary], *, width: int = 80) -> Table:
+    """Recent runs in ``width`` columns: every number whole. The columns that do not fit are
+    left out, the least needed first; the source takes what room is left."""
+    cells = [
+        {
+            "id": str(run.id),
+            "started": run.started_at.strftime("%m-%d %H:%M"),
+            "status": run.status,
+            "source": escape(run.source),
+            "req": str(run.requests),
+            "seen": str(run.listings_seen),
+            "new": str(run.listings_new),
+            "chg": str(run.observations_new),
+            "alerts": str(run.alerts_sent),
+            "err": str(len(run.errors)),
+            "took": render_duration(run.duration.total_seconds()) if run.duration else "",
+        }
+        for run in runs
+    ]
+
+    def needs(name: str) -> int:  # its widest cell or heading, its padding and divider
+        return max([len(name), *(len(c[name]) for c in cells)]) + 2
+
+    room = width - 2  # the table's two edges
+    shown = list(_RUN_COLUMNS)
+    while len(shown) > 1 and sum(map(needs, shown)) > room:
+        shown.pop()
+    source = room - sum(map(needs, shown)) - 2
+    legend = [text for name, text in _RUN_LEGEND.items() if name in shown]
     table = Table(
         title="Recent runs",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         padding=(0, 1, 0, 0),
-        caption="req requests, seen/new listings, chg price changes, err failed searches",
+        caption=", ".join(legend) or None,
     )
-    table.add_column("id", justify="right", no_wrap=True)
-    table.add_column("started", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("source", overflow="ellipsis", no_wrap=True, max_width=12)
-    for name in ("req", "seen", "new", "chg", "alerts", "err", "took"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for run in runs:
-        table.add_row(
-            str(run.id),
-            run.started_at.strftime("%m-%d %H:%M"),
-            run.status,
-            escape(run.source),
-            str(run.requests),
-            str(run.listings_seen),
-            str(run.listings_new),
-            str(run.observations_new),
-            str(run.alerts_sent),
-            str(len(run.errors)),
-            render_duration(run.duration.total_seconds()) if run.duration else "",
-        )
+    names = list(shown)
+    if source >= 8:  # room for the source's start ("offline:…", "ebay")
+        names.insert(names.index("status") + 1 if "status" in names else len(names), "source")
+    for name in names:
+        if name == "source":
+            table.add_column(name, overflow="ellipsis", no_wrap=True, max_width=min(source, 40))
+        elif name in ("started", "status"):
+            table.add_column(name, no_wrap=True)
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
+    for c in cells:
+        table.add_row(*(c[n] for n in names))
     return table
+
+
+def wrap_lines(text: str, width: int) -> str:
+    """Each line of ``text`` wrapped at word breaks to ``width``, its continuation indented two
+    more than the line (past a "! " or "- " mark), never breaking a link or a number."""
+    out: list[str] = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        hang = indent + (2 if body[:2] in ("! ", "- ") else 0) + 2
+        out += textwrap.wrap(
+            line,
+            width=max(width, hang + 20),
+            subsequent_indent=" " * hang,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [""]
+    return "\n".join(out)
 
 
 def render_duration(seconds: float) -> str:

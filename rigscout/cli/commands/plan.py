@@ -103,6 +103,7 @@ def plan(
     from core.clock import utcnow
     from db.rank_rows import load_active_count
     from ranking.plan import Target, load_plan_rules, render_plan_json, render_plans_text
+    from rigscout.cli.render import wrap_lines
     from rigscout.jobs.plans import build_plans
 
     settings = app.settings()
@@ -133,7 +134,9 @@ def plan(
     if as_json:
         emit_json([render_plan_json(p) for p in plans])
     elif plans:
-        click.echo(render_plans_text(plans, now))
+        text = render_plans_text(plans, now)
+        # Wrapped to a terminal; one line per item in a pipe (for grep), as rank's sentences.
+        click.echo(wrap_lines(text, app.console.width) if app.console.is_terminal else text)
     else:
         click.echo(_no_plan(target, listings, settings.rank.currency))
 

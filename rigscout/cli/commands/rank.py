@@ -231,7 +231,7 @@ def runs(app: AppContext, limit: int, as_json: bool) -> None:
     elif not recent:
         click.echo("No runs yet: run `rigscout run`.")
     else:
-        app.console.print(render_runs_table(recent))
+        app.console.print(render_runs_table(recent, width=app.console.width))
 
 
 COMMANDS: tuple[click.Command, ...] = (rank, runs)

@@ -7,6 +7,7 @@ of each command gets values a user could mistype, and the answer must be an ``Er
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import signal
@@ -287,7 +288,21 @@ def test_the_deals_table_uses_the_width_it_has_and_never_cuts_a_price(config: Pa
         assert price in row, (columns, row)
         assert short_model(deal["sku_name"])[:12] in row
     titles = [line for line in table if "Listing" in line]
-    assert bool(titles) is (columns >= 120)  # the seller's title once there is room for it
+    assert titles  # the seller's words, from 60 columns
+    numbered = [i for i, line in enumerate(table) if re.match(r"^ {0,2}\d+ {2,}\S", line)]
+    for start, end in itertools.pairwise(numbered):
+        assert end - start <= 2, table[start:end]  # notes on one or two lines, never five
+
+
+def test_rows_of_one_model_show_what_sets_each_listing_apart_at_80_columns(config: Path):
+    args = ["--config", str(config), "rank", "--limit", "15"]
+    table = CliRunner().invoke(cli, args, env={"COLUMNS": "80"}).output.split("\n1. ")[0]
+    header = next(line for line in table.splitlines() if "Listing" in line)
+    start = header.index("Listing")
+    rows = [line for line in table.splitlines() if "V100 SXM2 16GB" in line]
+    listings = [row[start : start + 12].strip() for row in rows]
+    assert len(rows) >= 3 and len(set(listings)) == len(listings), listings
+    assert not any(text.lower().startswith(("nvidia", "tesla")) for text in listings)
 
 
 def test_another_applications_sqlite_file_is_refused_until_forced(tmp_path: Path):
