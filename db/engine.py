@@ -8,8 +8,11 @@ names the database with its password masked.
 from __future__ import annotations
 
 import os
+import sqlite3
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import URL, make_url
@@ -19,14 +22,33 @@ from sqlalchemy.pool import NullPool
 from core.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from sqlalchemy import Connection, Engine
+    from sqlalchemy.orm import Session
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 PG_CONNECT_TIMEOUT_S = 5
 
 
-def open_engine(url: str) -> Engine:
-    """An Engine on ``url`` whose database has been reached once, or a StoreError saying why not."""
+STORE_BUSY = (
+    "another process kept the store locked for longer than rigscout waits (a rigscout run "
+    "writing it? `rigscout runs` shows one still running); try again when it ends"
+)
+
+
+def is_lock_timeout(exc: BaseException) -> bool:
+    """A write that gave up waiting for another transaction's lock (SQLite's busy timeout,
+    PostgreSQL's lock timeout)."""
+    text = str(getattr(exc, "orig", None) or exc)
+    return "database is locked" in text or "lock timeout" in text
+
+
+def open_engine(url: str, *, reading: bool = False) -> Engine:
+    """An Engine on ``url`` whose database has been reached once, or a StoreError saying why not.
+
+    ``reading``: the caller only reads, so a SQLite file that cannot be written (a read-only
+    file, folder or mount, a backup's copy) is opened read-only instead of refused."""
     parsed = _parse_url(url)
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise StoreError(
@@ -34,6 +56,9 @@ def open_engine(url: str) -> Engine:
             "(sqlite:///path) or PostgreSQL (postgresql://user@host/dbname) only."
         )
     if parsed.get_backend_name() == "sqlite":
+        path = _sqlite_file(parsed)
+        if reading and path is not None and path.is_file() and not _writable(path):
+            return _open_sqlite_read_only(parsed, path)
         engine = _open_sqlite(parsed)
     else:
         engine = _create(parsed, connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S})
@@ -82,6 +107,60 @@ def _open_sqlite(url: URL) -> Engine:
     engine = _create(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
     event.listen(engine, "connect", _configure_sqlite_connection)
     return engine
+
+
+def _sqlite_file(url: URL) -> Path | None:
+    database = url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database).expanduser()
+
+
+def _writable(path: Path) -> bool:
+    """Whether SQLite can write the file: the file, and its folder for the WAL's files."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _open_sqlite_read_only(url: URL, path: Path) -> Engine:
+    """The file opened with SQLite's read-only mode; where its folder cannot be written either
+    (no WAL index can be made), as immutable: the store is read as it is on disk."""
+    timeout = SQLITE_BUSY_TIMEOUT_MS / 1000
+    for flags in ("mode=ro", "immutable=1"):
+        uri = f"file:{quote(str(path.resolve()))}?{flags}"
+        engine = create_engine(  # the file's own URL, for messages and its lock's path
+            url,
+            creator=lambda uri=uri: sqlite3.connect(uri, uri=True, timeout=timeout),
+            poolclass=NullPool,
+        )
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT count(*) FROM sqlite_master"))
+        except DBAPIError as exc:
+            engine.dispose()
+            last = exc
+            continue
+        return engine
+    raise StoreError(f"Cannot open database {describe_url(url)}: {_reason(last, url)}.")
+
+
+@contextmanager
+def without_waiting(session: Session, *, lock_wait_ms: int = 100) -> Iterator[None]:
+    """Within the block, a lock another transaction holds fails the statement at once (in
+    ``lock_wait_ms``) instead of after the busy timeout: for writes that only keep a cache,
+    which a reader can do without. PostgreSQL: for the block's transaction."""
+    conn = session.connection()
+    if conn.dialect.name != "sqlite":
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{max(lock_wait_ms, 1)}ms'")  # 0: none
+        yield
+        return
+    raw = conn.connection.dbapi_connection  # the same one after a commit hands it back
+    assert raw is not None
+    raw.execute(f"PRAGMA busy_timeout={lock_wait_ms}")
+    try:
+        yield
+    finally:
+        with suppress(sqlite3.Error):
+            raw.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
 
 
 def transactional_sqlite(engine: Engine) -> Engine:

@@ -19,8 +19,8 @@ from filelock import FileLock, Timeout
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from core.errors import StoreError
-from db.engine import describe_url, transactional_sqlite
+from core.errors import LockedError, StoreError
+from db.engine import STORE_BUSY, describe_url, is_lock_timeout, transactional_sqlite
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -109,6 +109,9 @@ def _upgrade(engine: Engine, revision: str) -> None:
             f"{_first_line(exc)} (was it written by a newer rigscout?)."
         ) from exc
     except DBAPIError as exc:
+        if is_lock_timeout(exc):
+            where = describe_url(engine.url)
+            raise LockedError(f"Cannot open database {where}: {STORE_BUSY}") from exc
         raise StoreError(
             f"Cannot migrate database {describe_url(engine.url)} to {revision!r}: "
             f"{_first_line(exc)}."

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from core.errors import StoreError
-from db.engine import SQLITE_BUSY_TIMEOUT_MS
+from db.engine import without_waiting
 from db.models import KeyValueRow
 
 if TYPE_CHECKING:
@@ -53,21 +53,10 @@ def save_state_unless_busy(
     up at once (False) rather than wait out the busy timeout, and a store that refuses the write
     (a read-only file) is False too.
     """
-    sqlite = engine.dialect.name == "sqlite"
     try:
-        with engine.connect() as conn:
-            if sqlite:
-                conn.exec_driver_sql("PRAGMA busy_timeout=0")
-                conn.commit()  # the session below must own the transaction, not join this one
-            try:
-                with Session(bind=conn) as session, session.begin():
-                    if not sqlite:
-                        session.execute(text("SET LOCAL lock_timeout = '100ms'"))
-                    save_state(session, key, value, now)
-            finally:
-                if sqlite:
-                    conn.exec_driver_sql(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-                    conn.commit()
+        with Session(engine) as session, without_waiting(session):
+            save_state(session, key, value, now)
+            session.commit()
     except SQLAlchemyError:
         return False
     return True

@@ -248,7 +248,8 @@ def _settings_from(
 def _resolve_sqlite_path(url: str, base: Path) -> str:
     """Relative SQLite paths in the file are relative to the file, not to the caller's cwd."""
     prefix = "sqlite:///"
-    if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
+    relative = not url.startswith((prefix + "/", prefix + "file:"))  # file: is a SQLite URI
+    if url.startswith(prefix) and relative and ":memory:" not in url:
         return prefix + str((base / url[len(prefix) :]).resolve())
     return url
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy.exc import InternalError, OperationalError
 
 from db.auction_rows import load_watch_fingerprint, load_watched_auctions
+from db.engine import without_waiting
 from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from db.state import load_state, save_state_unless_busy
@@ -139,20 +140,21 @@ def _rank_kept(
     """The rankings from the kept priced rows, those whose inputs changed priced again and
     committed, and the unmatched count; None where the store cannot be written."""
     try:
-        refreshed = refresh_priced(
-            session,
-            p.skus,
-            p.settings,
-            now=p.now,
-            sales=sales,
-            model=p.model,
-            ignores=p.ignores,
-            fingerprint=fingerprint,
-        )
-        rankings = rank_refreshed(
-            session, refreshed, p.skus, p.settings, now=p.now, filters=p.filters
-        )
-        session.commit()
+        with without_waiting(session):  # a run writing the store: rank in full, now
+            refreshed = refresh_priced(
+                session,
+                p.skus,
+                p.settings,
+                now=p.now,
+                sales=sales,
+                model=p.model,
+                ignores=p.ignores,
+                fingerprint=fingerprint,
+            )
+            rankings = rank_refreshed(
+                session, refreshed, p.skus, p.settings, now=p.now, filters=p.filters
+            )
+            session.commit()
     except (OperationalError, InternalError) as exc:
         session.rollback()
         log.debug("priced rows not kept (%s): every listing is priced now", exc)

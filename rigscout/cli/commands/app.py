@@ -96,13 +96,18 @@ def exit_code_for(exc: BaseException) -> tuple[int, str]:
         return EXIT_PARTIAL, str(exc)
     if _is_database_error(exc):
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        return EXIT_ERROR, f"database error: {reason[0] if reason else type(exc).__name__}"
+        first = reason[0] if reason else type(exc).__name__
+        from db.engine import STORE_BUSY, is_lock_timeout
+
+        if is_lock_timeout(exc):
+            return EXIT_LOCKED, f"database error: {first}: {STORE_BUSY}"
+        return EXIT_ERROR, f"database error: {first}"
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return EXIT_ERROR, f"{where}{exc.strerror or exc}"
     log.debug("unexpected error", exc_info=exc)
-    first = str(exc).strip().splitlines()
-    detail = f": {first[0]}" if first else ""
+    lines = str(exc).strip().splitlines()
+    detail = f": {lines[0]}" if lines else ""
     return EXIT_PARTIAL, f"unexpected {type(exc).__name__}{detail} (run with -vv for details)"
 
 
@@ -171,7 +176,7 @@ def open_existing_store(settings: Settings) -> Engine:
     sqlite_path = _sqlite_file(settings.database_url)
     if sqlite_path is not None and not sqlite_path.exists():
         raise missing
-    engine = open_engine(settings.database_url)
+    engine = open_engine(settings.database_url, reading=True)  # a read-only file is read
     revision = stored_revision(engine)
     if revision is None:
         engine.dispose()

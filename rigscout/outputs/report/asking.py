@@ -36,6 +36,7 @@ from db.asking_days import (
     load_kept_days,
     save_kept_days,
 )
+from db.engine import without_waiting
 from db.history import load_asking_rows
 from db.state import load_state
 from ranking.kept import pricing_basis
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from core.settings import RankSettings
     from ranking.rows import AskingRow
 
+OWN_WRITES_MS = 3000  # the report's own ranking writing beside it takes well under this
 log = logging.getLogger(__name__)
 
 # What a kept day is computed by, besides the ranking rules (``ranking``, ``core``).
@@ -89,11 +91,16 @@ def build_asking_days(
 def _keep(
     engine: Engine, rows: list[KeptDay], state: dict[str, object], now: datetime, *, replace: bool
 ) -> None:
-    """Keep the ended days, waiting for the store like any write (the report builds them in a
-    thread beside its rankings, which write too); a store that refuses the write (read-only)
-    only costs the next report the full computation."""
+    """Keep the ended days, waiting a little for the store (the report builds them in a thread
+    beside its rankings, which write too), never the busy timeout a run writing the store
+    would cost; a store that refuses the write (read-only, or a run writing it) only costs the
+    next report the full computation."""
     try:
-        with Session(engine) as session, session.begin():
+        with (
+            Session(engine) as session,
+            session.begin(),
+            without_waiting(session, lock_wait_ms=OWN_WRITES_MS),
+        ):
             save_kept_days(session, rows, state, now, replace=replace)
     except SQLAlchemyError as exc:
         log.debug("the asking days were not kept (%s)", type(exc).__name__)

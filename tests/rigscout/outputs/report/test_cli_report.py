@@ -101,7 +101,10 @@ def test_an_unknown_profile_is_one_clear_error(engine, tmp_path):
     result = invoke(config, "report", "-o", str(tmp_path / "site"))
 
     assert result.exit_code == 2
-    assert result.output == "Error: rigscout.toml: [report]: unknown profile 'gaming'\n"
+    assert result.output == (
+        "Error: rigscout.toml: [report]: unknown profile 'gaming' "
+        "(the profiles are: capacity, llm-inference, training)\n"
+    )
 
 
 def test_before_any_run_the_page_says_what_to_do(engine, tmp_path):
