@@ -8,6 +8,7 @@ own modules, so the handler is in place before anything slow is imported.
 import os
 import signal
 import sys
+import threading
 
 EXIT_INTERRUPTED = 130  # as rigscout.cli.commands.app says for a later Ctrl-C
 MESSAGE = "Error: interrupted (nothing was started)\n"
@@ -36,15 +37,29 @@ def main() -> None:
         sys.exit(EXIT_CONFIG)
     from rigscout.cli.main import cli
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    # A cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command as Ctrl-C
-    # does: the run is marked "interrupted", nothing half-saved, exit 130 (the scheduler's
-    # daemon sets its own SIGTERM handler: it finishes the run in progress).
-    for name in ("SIGTERM", "SIGHUP"):
+    # Ctrl-C, a cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command:
+    # the run is marked "interrupted", nothing half-saved, exit 130 (the scheduler's daemon
+    # sets its own handlers: it finishes the run in progress).
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _as_interrupt)
+    sys.unraisablehook = _quiet_about_interrupts
     cli()
 
 
+def _quiet_about_interrupts(unraisable: "sys.UnraisableHookArgs") -> None:
+    """An interrupt that landed in a finaliser is not printed as a traceback: ``INTERRUPTED``
+    carries it on. Anything else is reported as Python reports it."""
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+INTERRUPTED = threading.Event()  # set by every interrupt, even one Python swallowed
+
+
 def _as_interrupt(signum: int, frame: object) -> None:
+    # The KeyboardInterrupt can land in a finaliser (``__del__``), where Python prints and
+    # drops it; the flag is how later code (the daemon's start) still knows it came.
+    INTERRUPTED.set()
     raise KeyboardInterrupt

@@ -9,6 +9,7 @@ are re-read at every run, so config edits take effect without a restart.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -18,20 +19,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_MISSED
+from apscheduler.events import (
+    EVENT_JOB_ERROR,
+    EVENT_JOB_EXECUTED,
+    EVENT_JOB_MISSED,
+    EVENT_SCHEDULER_STARTED,
+)
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers import SchedulerNotRunningError
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from rich.console import Console
 
 from core.errors import BudgetError, ConfigError, LockedError, RigscoutError
+from rigscout.cli.entry import INTERRUPTED
 from rigscout.config.load import load_settings
 
 if TYPE_CHECKING:
     from types import FrameType
 
-    from apscheduler.events import JobExecutionEvent
+    from apscheduler.events import JobExecutionEvent, SchedulerEvent
     from apscheduler.schedulers.base import BaseScheduler
     from sqlalchemy import Engine
 
@@ -186,12 +194,19 @@ def serve_scheduler(scheduler: BlockingScheduler) -> None:
     """Run until SIGTERM or SIGINT, then let a run in progress finish and stop."""
 
     def stop(signum: int, _frame: FrameType | None) -> None:
-        log.info("received %s; shutting down after the current run", signal.Signals(signum).name)
+        name = signal.Signals(signum).name
+        if STOPPING.is_set():  # a second Ctrl-C while the first one's shutdown is under way
+            log.info("received %s again; still finishing the current run", name)
+            return
+        log.info("received %s; shutting down after the current run", name)
         STOPPING.set()
-        scheduler.shutdown(wait=True)
+        with contextlib.suppress(SchedulerNotRunningError):  # a signal before it started
+            scheduler.shutdown(wait=True)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if INTERRUPTED.is_set():  # one came before these handlers, and was lost on its way
+        STOPPING.set()
     job = scheduler.get_job(JOB_ID)
     log.info("scheduler starting; daily job on %s", job.trigger if job else "?")
 
@@ -201,8 +216,15 @@ def serve_scheduler(scheduler: BlockingScheduler) -> None:
 
     if line := next_run_line(scheduler):
         log.info("%s", line)
+
+    def started(_event: SchedulerEvent) -> None:
+        if STOPPING.is_set():  # a signal while it was starting, too early to stop it then
+            scheduler.shutdown(wait=False)
+
     scheduler.add_listener(after_daily, EVENT_JOB_EXECUTED | EVENT_JOB_ERROR | EVENT_JOB_MISSED)
-    scheduler.start()
+    scheduler.add_listener(started, EVENT_SCHEDULER_STARTED)
+    if not STOPPING.is_set():  # a signal during start-up: nothing to start
+        scheduler.start()
     log.info("scheduler stopped")
 
 

@@ -106,3 +106,35 @@ def test_the_next_daily_run_is_named_in_the_users_time_zone(engine, tmp_path):
     assert (
         next_run_line(scheduler, evening) == "next daily run: 2026-11-28 06:00 CET (in 8 h 30 min)"
     )
+
+
+def test_repeated_ctrl_c_and_a_ctrl_c_at_start_up_end_the_daemon_without_a_traceback(tmp_path):
+    """Two quick SIGINTs (an impatient Ctrl-C, Ctrl-C), or `timeout -s TERM` twice: the
+    first stops the daemon, the second is told to wait; and a Ctrl-C while it is still
+    starting ends it with one line. Never a traceback."""
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
+    for signum, gap in ((signal.SIGINT, 0), (signal.SIGINT, 0.02), (signal.SIGTERM, 0.1)):
+        proc = rigscout_process(["-v", "--config", str(config), "schedule"])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _started(tmp_path):
+            time.sleep(0.2)
+        time.sleep(1.0)  # the scheduler's loop is running
+        proc.send_signal(signum)
+        time.sleep(gap)
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 0, stderr
+        assert "Traceback" not in stderr and "Error" not in stderr, stderr
+        assert "scheduler stopped" in stderr
+    for delay in (0.1, 0.4, 0.8, 1.2):  # from our first import to the scheduler's start
+        proc = rigscout_process(["--config", str(config), "schedule"])
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+        assert "Traceback" not in stderr, (delay, stderr)
+        assert proc.returncode in (0, 130), (delay, stderr)
+
+
+def _started(folder) -> bool:
+    return (folder / "r.db.daemon.lock").exists()
