@@ -125,6 +125,7 @@ def _register() -> None:
     from rigscout.cli.commands import (
         alerts,
         catalog,
+        check,
         export,
         fastlane,
         fx,
@@ -136,7 +137,7 @@ def _register() -> None:
         setup,
     )
 
-    modules = (setup, run, fastlane, rank, plan, report, catalog, export, alerts, ignore, fx)
+    modules = (setup, run, fastlane, rank, check, plan, report, catalog, export, alerts, ignore, fx)
     for module in modules:
         for command in module.COMMANDS:
             cli.add_command(command)

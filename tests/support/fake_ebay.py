@@ -102,6 +102,7 @@ class FakeEbay:
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self._pages: dict[tuple[str, bool, int], str] = {}
+        self._items: dict[str, str] = {}
         self._faults: deque[_Fault] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -136,6 +137,11 @@ class FakeEbay:
         """Serve ``html`` for page ``page`` of ``query`` (sold results when ``sold``)."""
         with self._lock:
             self._pages[(query, sold, page)] = html
+
+    def add_item(self, item_id: str, html: str) -> None:
+        """Serve ``html`` as the item page ``/itm/<item_id>``."""
+        with self._lock:
+            self._items[item_id] = html
 
     def add_pages(self, query: str, pages: list[str], *, sold: bool = False) -> None:
         """Serve ``pages`` as pages 1, 2, ... of ``query``."""
@@ -283,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._params = dict(parse_qsl(split.query, keep_blank_values=True))
         if split.path == SIGNIN_PATH:
             self._send(200, SIGNIN_PAGE, "signin-page")
+        elif split.path.startswith("/itm/"):
+            self._answer_item(split.path.rsplit("/", 1)[1])
         elif split.path != SEARCH_PATH:
             self._send(404, NOT_FOUND, "404")
         else:
@@ -301,6 +309,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._trickle(fault.seconds)
         else:
             self._answer_fault(fault)
+
+    def _answer_item(self, item_id: str) -> None:
+        fault = self.owner._next_fault(0)
+        if fault is not None:
+            self._answer_fault(fault)
+            return
+        with self.owner._lock:
+            html = self.owner._items.get(item_id)
+        if html is None:
+            self._send(404, NOT_FOUND, "404")
+        else:
+            self._send(200, html, "item")
 
     def _page_number(self) -> int:
         number = self._params.get("_pgn", "1")
