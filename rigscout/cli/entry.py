@@ -8,7 +8,6 @@ own modules, so the handler is in place before anything slow is imported.
 import os
 import signal
 import sys
-import threading
 
 EXIT_INTERRUPTED = 130  # as rigscout.cli.commands.app says for a later Ctrl-C
 MESSAGE = "Error: interrupted (nothing was started)\n"
@@ -35,6 +34,7 @@ def main() -> None:
     if problem is not None:
         sys.stderr.write(f"Error: {problem}\n")
         sys.exit(EXIT_CONFIG)
+    from rigscout.cli.interrupts import as_interrupt, quiet_about_interrupts
     from rigscout.cli.main import cli
 
     # Ctrl-C, a cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command:
@@ -42,24 +42,6 @@ def main() -> None:
     # sets its own handlers: it finishes the run in progress).
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _as_interrupt)
-    sys.unraisablehook = _quiet_about_interrupts
+            signal.signal(getattr(signal, name), as_interrupt)
+    sys.unraisablehook = quiet_about_interrupts
     cli()
-
-
-def _quiet_about_interrupts(unraisable: "sys.UnraisableHookArgs") -> None:
-    """An interrupt that landed in a finaliser is not printed as a traceback: ``INTERRUPTED``
-    carries it on. Anything else is reported as Python reports it."""
-    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
-        return
-    sys.__unraisablehook__(unraisable)
-
-
-INTERRUPTED = threading.Event()  # set by every interrupt, even one Python swallowed
-
-
-def _as_interrupt(signum: int, frame: object) -> None:
-    # The KeyboardInterrupt can land in a finaliser (``__del__``), where Python prints and
-    # drops it; the flag is how later code (the daemon's start) still knows it came.
-    INTERRUPTED.set()
-    raise KeyboardInterrupt

@@ -33,7 +33,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from rich.console import Console
 
 from core.errors import BudgetError, ConfigError, LockedError, RigscoutError
-from rigscout.cli.entry import INTERRUPTED
+from rigscout.cli.interrupts import INTERRUPTED
 from rigscout.config.load import load_settings
 
 if TYPE_CHECKING:
