@@ -126,7 +126,7 @@ def test_repeated_ctrl_c_and_a_ctrl_c_at_start_up_end_the_daemon_without_a_trace
         assert proc.returncode == 0, stderr
         assert "Traceback" not in stderr and "Error" not in stderr, stderr
         assert "scheduler stopped" in stderr
-    for delay in (0.1, 0.4, 0.8, 1.2):  # from our first import to the scheduler's start
+    for delay in (0.3, 0.6, 0.9, 1.2):  # from our first import to the scheduler's start
         proc = rigscout_process(["--config", str(config), "schedule"])
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
