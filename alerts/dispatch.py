@@ -65,7 +65,8 @@ class DispatchReport:
     sent: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     resent_in_flight: dict[str, int] = field(default_factory=dict)
-    unconfigured: tuple[str, ...] = ()
+    # channels with alerts waiting but no notifier (removed from the config): how many wait
+    unconfigured: Mapping[str, int] = field(default_factory=dict)
     dry_run: bool = False
     held: dict[str, str] = field(default_factory=dict)  # channel -> why (quiet hours)
     would_send: dict[str, tuple[Deal, ...]] = field(default_factory=dict)
@@ -95,7 +96,11 @@ def send_pending(
     for a later run, untouched. ``dry_run`` renders what would be sent and changes nothing.
     """
     held = dict(held or {})
-    unconfigured = tuple(sorted(load_open_channels(session) - set(notifiers)))
+    unconfigured = {
+        name: count
+        for name, count in sorted(load_open_channels(session).items())
+        if name not in notifiers
+    }
     waiting = {name: notifier for name, notifier in notifiers.items() if name not in held}
     for name, why in held.items():
         log.info("alerts: %s: %s", name, why)
@@ -146,7 +151,8 @@ def _deliver(
                 delivered.update(row.id for row in message)
                 done += len(batch)
     except AlertError as exc:
-        error = redact(str(exc))  # a server's reply may repeat the secret it refused
+        # A server's reply may repeat the secret it refused; the report names the channel.
+        error = redact(exc.reason)
         left = [row for row in rows if row.id not in delivered]
         save_released(session, left, error)
         log.warning("alerts: %s; %d alert(s) kept pending", error, len(left))
@@ -156,7 +162,7 @@ def _deliver(
 
 
 def _preview(
-    session: Session, notifiers: Mapping[str, Notifier], unconfigured: tuple[str, ...]
+    session: Session, notifiers: Mapping[str, Notifier], unconfigured: Mapping[str, int]
 ) -> DispatchReport:
     would_send: dict[str, tuple[Deal, ...]] = {}
     previews: dict[str, tuple[str, ...]] = {}
@@ -166,7 +172,7 @@ def _preview(
         try:
             deals = tuple(parse_snapshot(row.payload, alert_id=row.id) for row in rows)
         except AlertError as exc:
-            failed[name] = redact(str(exc))
+            failed[name] = redact(exc.reason)
             continue
         if deals:
             would_send[name] = deals

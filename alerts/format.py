@@ -13,6 +13,8 @@ from core import fmt
 from core.text import without_bidi
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from core.models import Deal
 
 RIG = "rig"  # Deal.price_basis of a saved plan's rig
@@ -20,6 +22,15 @@ TEST = "test"  # Deal.price_basis of `rigscout alerts test`'s sample: no price, 
 TEST_HEADLINE = "rigscout: test message, this channel works"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
+
+
+def lead_line(deals: Sequence[Deal]) -> str:
+    """The line a message opens with: how many deals matched, or that it is only a test."""
+    if deals and all(d.price_basis == TEST for d in deals):
+        return "A test message from rigscout: this channel works (nothing to buy in it)"
+    if len(deals) == 1:
+        return "1 deal matched your alert rules"
+    return f"{len(deals)} deals matched your alert rules"
 
 
 def format_unit(deal: Deal) -> str:

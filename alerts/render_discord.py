@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from alerts.format import RIG, format_discount, format_landed, one_line, safe_url
+from alerts.format import (
+    RIG,
+    format_discount,
+    format_landed,
+    lead_line,
+    one_line,
+    safe_url,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -123,7 +130,7 @@ def render_discord_payloads(
     head = f"⚠ {note}\n" if note else ""
     return [
         render_message(
-            f"{head}{len(batch)} deal(s) matched your alert rules"
+            f"{head}{lead_line(batch)}"
             + (f" (post {i} of {len(batches)})" if len(batches) > 1 else ""),
             [render_embed(deal) for deal in batch],
             username=username,

@@ -17,6 +17,7 @@ from alerts.format import (
     format_discount,
     format_landed,
     format_unit,
+    lead_line,
     one_line,
     safe_url,
 )
@@ -77,7 +78,7 @@ def render_subject(deals: Sequence[Deal]) -> str:
 
 def render_plain(deals: Sequence[Deal], *, report_url: str | None = None) -> str:
     """The text/plain part: one short block per deal, then the report's address."""
-    blocks = [f"{len(deals)} deal(s) matched your alert rules.", ""]
+    blocks = [f"{lead_line(deals)}.", ""]
     for deal in deals:
         blocks += [
             f"* {one_line(deal.title)}",
@@ -101,7 +102,7 @@ def render_html(deals: Sequence[Deal], *, report_url: str | None = None) -> str:
     rows = "\n".join(_html_row(deal) for deal in deals)
     return (
         '<!DOCTYPE html>\n<html><body style="font-family:sans-serif">\n'
-        f"<p>{len(deals)} deal(s) matched your alert rules.</p>\n"
+        f"<p>{html.escape(lead_line(deals))}.</p>\n"
         f'<table style="border-collapse:collapse">\n<tr>{head}</tr>\n{rows}\n</table>\n'
         f"{_report_link(report_url)}</body></html>\n"
     )

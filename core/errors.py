@@ -122,4 +122,5 @@ class AlertError(RigscoutError):
 
     def __init__(self, message: str, *, channel: str | None = None) -> None:
         self.channel = channel
+        self.reason = message  # without the channel's name, for lines that print it already
         super().__init__(f"{channel}: {message}" if channel else message)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 
 from core.secrets import redact
 from db.models import AlertRow, ListingRow
@@ -59,10 +59,14 @@ def load_open_alerts(session: Session, channel: str) -> list[AlertRow]:
     return list(session.scalars(query.order_by(AlertRow.id)))
 
 
-def load_open_channels(session: Session) -> set[str]:
-    """The channels that have something pending or in flight."""
-    query = select(AlertRow.channel).where(AlertRow.status.in_(OPEN)).distinct()
-    return set(session.scalars(query))
+def load_open_channels(session: Session) -> dict[str, int]:
+    """The channels that have something pending or in flight, with how many alerts."""
+    query = (
+        select(AlertRow.channel, func.count())
+        .where(AlertRow.status.in_(OPEN))
+        .group_by(AlertRow.channel)
+    )
+    return {str(row[0]): int(row[1]) for row in session.execute(query)}
 
 
 def load_claim(session: Session, channel: str) -> Claim:

@@ -248,8 +248,8 @@ def render_run_summary(report: RunReport) -> Table:
         ("new price observations", saved.new_observations),
         ("new sales", saved.new_sales),
         ("ended / presumed sold", report.ended),
-        ("deals ranked", len(report.deals)),
-        ("alerts sent", report.alerts.total_sent if report.alerts else 0),
+        *([("deals ranked", len(report.deals))] if report.ranked else []),
+        *([("alerts sent", report.alerts.total_sent)] if report.alerts else []),
         ("failed searches", len(report.failures)),
     ]
     if saved.cards_skipped:  # each named in the log's warning line
@@ -261,12 +261,15 @@ def render_run_summary(report: RunReport) -> Table:
 
 # The runs table's columns, most needed first: on a narrow terminal the last ones give way
 # whole (``--json`` has them all) instead of every column being cut to "…".
-_RUN_COLUMNS = ("id", "started", "status", "seen", "new", "err", "took", "req", "chg", "alerts")
+_RUN_COLUMNS = (
+    "id", "started", "status", "seen", "new", "err", "took", "req", "chg", "alerts", "chan",
+)  # fmt: skip
 _RUN_LEGEND = {
     "req": "req requests",
     "seen": "seen/new listings",
     "chg": "chg price changes",
     "err": "err failed searches",
+    "chan": "chan failed alert channels",
 }
 
 
@@ -284,7 +287,8 @@ def render_runs_table(runs: Sequence[RunSummary], *, width: int = 80) -> Table:
             "new": str(run.listings_new),
             "chg": str(run.observations_new),
             "alerts": str(run.alerts_sent),
-            "err": str(len(run.errors)),
+            "err": str(sum("channel" not in e for e in run.errors)),
+            "chan": str(sum("channel" in e for e in run.errors)),
             "took": render_duration(run.duration.total_seconds()) if run.duration else "",
         }
         for run in runs

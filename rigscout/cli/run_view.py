@@ -43,6 +43,7 @@ def run_and_show(
     wait: bool,
     limit: int,
     worker: bool = False,
+    rank: bool = True,
 ) -> RunReport:
     """Run the daily job with a progress bar, write the report, print the summary and the top
     ``limit`` deals."""
@@ -55,9 +56,10 @@ def run_and_show(
         dry_run=dry_run,
         wait=wait,
         worker=worker,
+        rank=rank,
         progress=partial(progress_bar, console),
     )
-    if settings.report.dir is not None:
+    if settings.report.dir is not None and rank:
         write_run_report(console, settings, settings.report.dir)
     print_run(console, report, limit=limit)
     return report
@@ -103,8 +105,13 @@ def print_run(console: Console, report: RunReport, *, limit: int) -> None:
                 console.print(
                     f"[dry run] {channel} would send: {line}", highlight=False, markup=False
                 )
-        for channel in report.alerts.unconfigured:
-            console.print(f"alerts queued for channel {channel!r}, which is not configured")
+        for channel, waiting in report.alerts.unconfigured.items():
+            console.print(
+                f"{waiting} alert(s) wait for channel {channel!r}, which the config no longer "
+                f"has: add [alerts.channels.{channel}] back to send them (they are kept)",
+                highlight=False,
+                markup=False,
+            )
         for channel, why in report.alerts.held.items():
             console.print(f"alerts for {channel}: {why}", highlight=False, markup=False)
     if limit and report.deals:

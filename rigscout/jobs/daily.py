@@ -72,6 +72,7 @@ def run_job(
     dry_run: bool,
     wait: bool,
     worker: bool = False,
+    rank: bool = True,
     progress: Callable[[int], AbstractContextManager[Callable[[str], None]]] | None = None,
 ) -> RunReport:
     """Lock the database and run the daily job; ``progress`` shows its steps.
@@ -92,6 +93,7 @@ def run_job(
         searches=searches,
         profile=profile or settings.rank.profile,
         alert=alert,
+        rank=rank,
         dry_run=dry_run,
         lease_key=f"{utcnow():%Y-%m-%d}" if worker else None,
         worker=f"{socket.gethostname()}:{os.getpid()}",

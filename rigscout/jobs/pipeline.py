@@ -109,6 +109,7 @@ class RunReport:
     alerts: DispatchReport | None
     ended: int = 0
     notes: tuple[str, ...] = field(default=())
+    ranked: bool = True  # False: `collect`, whose summary has no deals to count
 
     @property
     def exit_code(self) -> int:
@@ -125,6 +126,7 @@ class RunPlan:
     searches: tuple[SavedSearch, ...]
     profile: str
     alert: bool = True
+    rank: bool = True  # False: `collect`, which stores and ranks nothing
     dry_run: bool = False
     lease_key: str | None = None  # set for `run --worker`: searches are leased, not all taken
     worker: str = "main"
@@ -176,11 +178,13 @@ def run_daily(
             raise
         with Session(engine) as session, session.begin():
             ended = save_ended(session, now=now())
-        with Session(engine) as session:
-            ranking = rank_stored(
-                session, skus, settings.rank, now=now(), filters=_alert_filters(settings, plan)
-            )
-            deals = ranking.deals
+        deals: Sequence[Deal] = ()
+        if plan.rank:
+            with Session(engine) as session:
+                ranking = rank_stored(
+                    session, skus, settings.rank, now=now(), filters=_alert_filters(settings, plan)
+                )
+                deals = ranking.deals
         dispatch = None
         if plan.alert and _all_searches_done(plan, engine):
             on_step("alerts")
@@ -211,6 +215,7 @@ def run_daily(
             deals=tuple(deals),
             alerts=dispatch,
             ended=ended,
+            ranked=plan.rank,
         )
 
 

@@ -150,6 +150,7 @@ def test_the_test_message_arrives(client):
     (body,) = server.delivered
     assert body["allowed_mentions"] == {"parse": []}
     assert body["embeds"][0]["title"] == "rigscout test message: this channel works"
+    assert body["content"].startswith("A test message from rigscout")
 
 
 def test_a_webhook_that_redirects_elsewhere_gets_nothing_sent_there(client):

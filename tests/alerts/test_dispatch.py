@@ -367,7 +367,7 @@ def test_alerts_of_a_channel_no_longer_configured_stay_pending_and_are_reported(
 
     report = send_pending(session, {"mail": rig.mail()}, now=now)
 
-    assert report.unconfigured == ("discord",)
+    assert dict(report.unconfigured) == {"discord": 1}
     assert report.sent == {"mail": 1}
     assert _statuses(session) == [("discord", 1, "pending", 0), ("mail", 1, "sent", 1)]
 

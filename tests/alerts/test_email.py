@@ -228,6 +228,8 @@ def test_the_test_message_arrives():
     text = _bodies(received.message)["text/plain"]
     assert "rigscout alerts test" in text
     assert "0.00" not in text and "no market" not in text
+    assert text.startswith("A test message from rigscout: this channel works")
+    assert "matched your alert rules" not in text
 
 
 def test_non_ascii_titles_arrive_intact():

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from core.errors import ConfigError, RigscoutError
+from core.errors import AlertError, ConfigError, RigscoutError
 from core.secrets import redact
 from rigscout.cli.commands.app import AppContext, handle_errors, pass_app
 
@@ -45,7 +45,8 @@ def alerts_test(app: AppContext) -> None:
                 click.echo(f"{name}: sent")
             except RigscoutError as exc:
                 failed += 1
-                click.echo(f"{name}: FAILED: {redact(str(exc))}", err=True)
+                reason = exc.reason if isinstance(exc, AlertError) else str(exc)
+                click.echo(f"{name}: FAILED: {redact(reason)}", err=True)
     sys.exit(1 if failed else 0)
 
 

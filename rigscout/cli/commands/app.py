@@ -42,6 +42,7 @@ log = logging.getLogger("rigscout")
 STARTER = Path(__file__).resolve().parents[2] / "config" / "starter.toml"
 
 EXIT_OK, EXIT_PARTIAL, EXIT_ERROR, EXIT_LOCKED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+SAVING_COMMANDS = frozenset({"run", "collect", "fast-lane", "import"})  # they save searches
 
 
 @dataclass
@@ -85,7 +86,13 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
 def exit_code_for(exc: BaseException) -> tuple[int, str]:
     """The exit code and the one line for an exception that ends a command."""
     if isinstance(exc, KeyboardInterrupt):
-        return EXIT_INTERRUPTED, "interrupted (nothing half-saved: each search is all or nothing)"
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None and ctx.info_name in SAVING_COMMANDS:
+            return (
+                EXIT_INTERRUPTED,
+                "interrupted (nothing half-saved: each search is all or nothing)",
+            )
+        return EXIT_INTERRUPTED, "interrupted"
     if isinstance(exc, LockedError):
         return EXIT_LOCKED, str(exc)
     if isinstance(exc, ConfigError | StoreError | ParseError | BlockedError):

@@ -162,10 +162,13 @@ def chart() -> None:
 @click.option("--since", type=DAY, help="From this UTC day (YYYY-MM-DD).")
 @click.option(
     "-o",
+    "--output",
     "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    "output_dir",
+    type=click.Path(path_type=Path),
     default=Path(),
     show_default=True,
+    help="A .png file for one SKU, or a folder (made if missing): history-<sku>.png in it.",
 )
 @pass_app
 @handle_errors
@@ -192,12 +195,24 @@ def chart_history(
         raise ConfigError(
             f"no price history for {', '.join(empty)} yet: run `rigscout run` to collect some"
         )
-    output_dir.mkdir(parents=True, exist_ok=True)
+    output = output_dir  # a folder, or a .png file for one SKU
+    one_file = output.suffix.lower() == ".png"
+    if output.suffix and not one_file:
+        raise ConfigError(f"-o {output}: a chart is a .png file; name one, or a folder")
+    if one_file and len(skus) > 1:
+        raise ConfigError(f"-o {output}: {len(skus)} SKUs make {len(skus)} charts; name a folder")
+    if one_file and not output.parent.is_dir():
+        raise ConfigError(f"-o {output}: the folder {output.parent} does not exist")
+    if not one_file:
+        try:
+            output.mkdir(exist_ok=True)  # the folder itself, not a missing path to it
+        except OSError as exc:
+            raise ConfigError(f"-o {output}: cannot make the folder ({exc.strerror})") from None
     for sku, history in histories.items():
         if history.empty:
             click.echo(f"{sku}: no price history yet, no chart")
             continue
-        path = output_dir / f"history-{sku}.png"
+        path = output if one_file else output / f"history-{sku}.png"
         title = f"{catalog[sku].name}: landed price per unit"
         render_history_chart(history, title=title).savefig(path)
         click.echo(f"{path}: {len(history)} price points")

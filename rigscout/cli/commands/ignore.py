@@ -59,6 +59,7 @@ def ignore(
 
     Example:
 
+    \b
         rigscout ignore 389912345678 389912345679
         rigscout ignore --seller n3wseller_gpus --title-word refurbished
         rigscout ignore --list

@@ -34,7 +34,10 @@ def search_options(func: F) -> F:
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Show the messages alerts would send; send and record nothing (needs no secrets).",
+    help=(
+        "Collect, store and rank as usual, then show the alert messages without sending "
+        "them or marking them sent (needs no secrets)."
+    ),
 )
 @click.option("--no-alerts", is_flag=True, help="Skip the alert step.")
 @profile_option()
@@ -112,6 +115,7 @@ def collect(
         dry_run=False,
         wait=wait,
         limit=0,
+        rank=False,
     )
     sys.exit(report.exit_code)
 

@@ -41,6 +41,16 @@ def test_every_command_has_help_with_an_example(path, command):
         assert "Example:" in result.output
 
 
+@pytest.mark.parametrize(
+    ("path", "command"),
+    list(all_commands()),
+    ids=lambda v: "-".join(v) if isinstance(v, tuple) else "",
+)
+def test_examples_in_help_stay_one_per_line(path, command):
+    lines = invoke([*path, "--help"]).output.splitlines()
+    assert not [line for line in lines if line.count("rigscout ") > 1 and "&&" not in line]
+
+
 def test_init_writes_a_commented_config_and_creates_the_database(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = invoke(["init"])

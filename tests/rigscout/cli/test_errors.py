@@ -396,3 +396,18 @@ def test_ctrl_c_while_the_command_is_still_starting_is_one_line_not_a_traceback(
     assert too_late == [], stderr
     if proc.returncode == 130:
         assert stderr.strip().splitlines()[-1].startswith("Error: interrupted")
+
+
+@pytest.mark.parametrize(
+    ("command", "line"),
+    [
+        ("run", "interrupted (nothing half-saved: each search is all or nothing)"),
+        ("rank", "interrupted"),
+        ("report", "interrupted"),
+    ],
+)
+def test_the_interrupt_line_speaks_of_searches_only_for_commands_that_save_them(command, line):
+    from rigscout.cli.commands.app import exit_code_for
+
+    with click.Context(click.Command(command), info_name=command):
+        assert exit_code_for(KeyboardInterrupt()) == (130, line)

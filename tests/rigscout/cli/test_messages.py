@@ -4,6 +4,7 @@ neither the Discord webhook token nor the SMTP password."""
 
 from __future__ import annotations
 
+import re
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,7 @@ def test_dry_run_shows_rendered_text_and_needs_no_secret(tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert "[dry run] chat would send: Discord post as rigscout:" in result.output
     assert "[dry run] mail would send: To: buyer@example.com" in result.output
-    assert "deal(s) matched your alert rules" in result.output
+    assert re.search(r"\b\d+ deals? matched your alert rules", result.output)
     assert '"embeds"' not in result.output and "\\\\" not in result.output
 
 

@@ -78,3 +78,17 @@ def test_a_profile_that_does_not_exist_lists_the_ones_that_do(tmp_path):
     result = CliRunner().invoke(cli, ["--config", str(config), "runs"])
     assert result.exit_code == 2
     assert "(the profiles are: capacity, llm-inference, training)" in result.output
+
+
+def test_chart_history_writes_one_png_file_or_a_folder_of_them(demo, tmp_path):
+    def chart(*args: str):
+        return CliRunner().invoke(cli, ["--config", str(demo), "chart", "history", *args])
+
+    one = chart("p40", "-o", str(tmp_path / "p40.png"))
+    assert one.exit_code == 0, one.output
+    assert (tmp_path / "p40.png").read_bytes()[:4] == b"\x89PNG"
+    several = chart("p40", "rtx-3090", "-o", str(tmp_path / "charts"))
+    assert several.exit_code == 0, several.output
+    assert len(list((tmp_path / "charts").glob("history-*.png"))) == 2
+    refused = chart("p40", "rtx-3090", "-o", str(tmp_path / "both.png"))
+    assert refused.exit_code == 2 and "2 SKUs make 2 charts; name a folder" in refused.output
