@@ -153,11 +153,13 @@ def _edges(plan: Plan, other: Plan) -> list[str]:
         edges.append(f"{plan.vram_gb - other.vram_gb:g} GB more VRAM")
     if plan.fp16_tflops > 0 and other.fp16_tflops == 0:
         edges.append("usable FP16")
-    elif plan.fp16_tflops > other.fp16_tflops * 1.1:
-        ratio = plan.fp16_tflops / other.fp16_tflops
+    elif plan.fp16_tflops > other.fp16_tflops * 10:  # the other's cards crawl at FP16
         edges.append(
-            f"{ratio:.0f}x the FP16 TFLOP/s" if ratio >= 10 else f"{ratio:.1f}x the FP16 TFLOP/s"
+            f"usable FP16 ({plan.fp16_tflops:,.0f} TFLOP/s; the {other.gpu_name} runs FP16 at a "
+            f"small fraction of its FP32 rate: {other.fp16_tflops:.1f})"
         )
+    elif plan.fp16_tflops > other.fp16_tflops * 1.1:
+        edges.append(f"{plan.fp16_tflops / other.fp16_tflops:.1f}x the FP16 TFLOP/s")
     mine, theirs = TOPOLOGY_RANK.get(plan.topology, 3), TOPOLOGY_RANK.get(other.topology, 3)
     if mine < theirs and plan.topology in MERITS:  # split root is never a merit
         edges.append(TOPOLOGY.get(plan.topology, plan.topology))

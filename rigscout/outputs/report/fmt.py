@@ -20,6 +20,12 @@ def format_money(amount: Decimal | float | None, currency: str) -> str:
     return fmt.money(Decimal(str(amount)), currency)
 
 
+def format_money_range(low: Decimal | float, high: Decimal | float | None, currency: str) -> str:
+    """``core.fmt.money_range`` as a template filter: one price when the two ends meet."""
+    top = Decimal(str(high)) if high is not None else None
+    return fmt.money_range(Decimal(str(low)), top, currency)
+
+
 def format_share(share: float | None, *, signed: bool = False) -> str:
     """``0.231`` -> ``"23 %"``; signed: ``"+23 %"`` / ``"−23 %"``."""
     if share is None:

@@ -311,6 +311,7 @@ def _environment() -> Environment:
     )
     env.filters.update(
         money=fmt.format_money,
+        money_range=fmt.format_money_range,
         share=fmt.format_share,
         day=fmt.format_day,
         time=fmt.format_time,

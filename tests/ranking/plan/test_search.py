@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 from decimal import Decimal
 
@@ -319,3 +320,15 @@ def test_a_plan_beaten_on_price_and_every_measure_is_never_shown_without_its_bet
     assert [p.host.sku for p in select_plans([*plans, cheap], 2, sort="price")] == [
         "esc4000", "t181",
     ]  # fmt: skip
+
+
+def test_a_plan_over_p40s_says_their_fp16_is_crippled_not_a_ratio():
+    """P40s run FP16 at 1/64 of FP32: a plan against them has real FP16, not "830x" it."""
+    host = offer("asus-esc4000-g3", "300")
+    offers = [host, *[offer("nvidia-tesla-p40", "150") for _ in range(4)]]
+    offers += [offer("nvidia-tesla-p100-pcie-16gb", "200") for _ in range(4)]
+    plans = plans_for(offers, vram_gb=64, limit=5)
+    p100 = next(p for p in plans if p.gpu_sku == "nvidia-tesla-p100-pcie-16gb")
+    assert "usable FP16" in p100.explanation
+    assert "runs FP16 at a small fraction of its FP32 rate" in p100.explanation
+    assert not re.search(r"\d{2,}x the FP16", p100.explanation)

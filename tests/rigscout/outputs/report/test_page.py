@@ -82,6 +82,23 @@ def test_an_auction_shows_when_it_ends_its_bid_and_its_likely_price():
     assert "likely $125.00–$140.00" in page
 
 
+def test_an_auction_whose_likely_ends_meet_shows_one_price_not_a_range_of_one():
+    auction = deal(
+        1,
+        buying_format=BuyingFormat.AUCTION,
+        end_time=NOW + timedelta(hours=1),
+        price_basis="predicted",
+        current_bid=Decimal("1900"),
+        predicted_low=Decimal("1924"),
+        predicted_high=Decimal("1924"),
+        landed_unit_price="1924",
+    )
+    page = render_report(report_data(auction))
+
+    assert "likely $1,924" in page
+    assert "$1,924–$1,924" not in page
+
+
 def test_other_profiles_rows_are_there_but_hidden_until_chosen():
     from rigscout.outputs.report.records import ProfileDeals
 
