@@ -27,7 +27,7 @@ DAY = click.DateTime(["%Y-%m-%d"])
 def export_options(func: F) -> F:
     options: list[Callable[[F], F]] = [
         click.option("--sku", "skus", multiple=True, help="Only this SKU (repeatable)."),
-        click.option("--category", type=click.Choice(CATEGORIES)),
+        click.option("--category", type=click.Choice(CATEGORIES, case_sensitive=False)),
         click.option("--since", type=DAY, help="From this UTC day (YYYY-MM-DD)."),
         click.option("--until", type=DAY, help="To this UTC day, inclusive."),
         output_option("-o", "--output", help="Write to this file instead of stdout."),
@@ -78,7 +78,10 @@ def export(ctx: click.Context) -> None:
 @export.command("prices")
 @export_options
 @click.option(
-    "--freq", type=click.Choice(["day", "week", "month"]), default="day", show_default=True
+    "--freq",
+    type=click.Choice(["day", "week", "month"], case_sensitive=False),
+    default="day",
+    show_default=True,
 )
 @pass_app
 @handle_errors
@@ -220,7 +223,12 @@ def chart_history(
 
 @chart.command("value")
 @profile_option()
-@click.option("--category", type=click.Choice(CATEGORIES), default="gpu", show_default=True)
+@click.option(
+    "--category",
+    type=click.Choice(CATEGORIES, case_sensitive=False),
+    default="gpu",
+    show_default=True,
+)
 @output_option("-o", "--output", default=Path("value.png"), show_default=True)
 @pass_app
 @handle_errors

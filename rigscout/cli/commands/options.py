@@ -80,7 +80,9 @@ NON_NEGATIVE_NUMBER = _Number(zero_ok=True)
 
 
 def profile_option() -> Callable[[F], F]:
-    return click.option("--profile", type=click.Choice(_profile_names()), help=PROFILES_HELP)
+    return click.option(
+        "--profile", type=click.Choice(_profile_names(), case_sensitive=False), help=PROFILES_HELP
+    )
 
 
 def _profile_names() -> list[str]:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 @click.option("--gpus", type=POSITIVE, help="Exactly this many cards or modules.")
 @click.option(
     "--form-factor",
-    type=click.Choice(["any", "pcie", "sxm2", "sxm4"]),
+    type=click.Choice(["any", "pcie", "sxm2", "sxm4"], case_sensitive=False),
     default="any",
     show_default=True,
 )
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 @click.option("--limit", type=POSITIVE, default=5, show_default=True, help="Plans to show.")
 @click.option(
     "--sort",
-    type=click.Choice(["measure", "price"]),
+    type=click.Choice(["measure", "price"], case_sensitive=False),
     default="measure",
     show_default=True,
     help="measure: least money per unit of the profile's own measure first (llm-inference "

@@ -37,12 +37,12 @@ if TYPE_CHECKING:
 @click.command()
 @profile_option()
 @click.option("--sku", help="Only this catalog SKU.")
-@click.option("--category", type=click.Choice(CATEGORIES))
+@click.option("--category", type=click.Choice(CATEGORIES, case_sensitive=False))
 @money_option("--max-price", help="Maximum landed unit price.")
 @click.option("--limit", type=POSITIVE, default=20, show_default=True)
 @click.option(
     "--buying",
-    type=click.Choice(["all", "buy_it_now", "auction"]),
+    type=click.Choice(["all", "buy_it_now", "auction"], case_sensitive=False),
     default="all",
     show_default=True,
     help="buy_it_now: fixed price and best offer. Auctions rank at their predicted end.",

@@ -92,3 +92,13 @@ def test_chart_history_writes_one_png_file_or_a_folder_of_them(demo, tmp_path):
     assert len(list((tmp_path / "charts").glob("history-*.png"))) == 2
     refused = chart("p40", "rtx-3090", "-o", str(tmp_path / "both.png"))
     assert refused.exit_code == 2 and "2 SKUs make 2 charts; name a folder" in refused.output
+
+
+def test_choices_are_taken_in_any_case(demo):
+    result = CliRunner().invoke(
+        cli,
+        ["--config", str(demo), "plan", "--vram", "64", "--form-factor", "SXM2", "--json",
+         "--profile", "LLM-Inference", "--limit", "1"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "nvidia-tesla-v100-sxm2-16gb" in result.output and "pcie" not in result.output.lower()
