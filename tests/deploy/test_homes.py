@@ -14,29 +14,14 @@ import time
 import tomllib
 from pathlib import Path
 
-import click
 import pytest
 import yaml
 
-from rigscout.cli.main import cli
-from tests.support.cli import ROOT, write_config
+from tests.support.cli import ROOT, parses, write_config
 
 DOCKERFILE = ROOT / "Dockerfile"
 COMPOSE = ROOT / "compose.yaml"
 SYSTEMD = ROOT / "deploy" / "systemd"
-
-
-def parses(args: list[str]) -> None:
-    """``rigscout ARGS`` is a command line the CLI accepts (options and their values checked),
-    without running it."""
-    ctx = cli.make_context("rigscout", list(args))
-    name, command, rest = cli.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
-    assert command is not None, args
-    while isinstance(command, click.Group):
-        ctx = command.make_context(name or "", list(rest), parent=ctx)
-        name, command, rest = command.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
-        assert command is not None, args
-    command.make_context(name or "", list(rest), parent=ctx)
 
 
 def instruction(name: str) -> list[str]:

@@ -73,3 +73,20 @@ def collector_config(base_url: str, rate: float) -> str:
         f'[collector]\nbase_url = "{base_url}"\nrequests_per_second = {rate}\njitter = 0.0\n'
         "timeout = 5.0\nretries = 1\nmax_pages = 3\n"
     )
+
+
+def parses(args: list[str]) -> None:
+    """``rigscout ARGS`` is a command line the CLI accepts (options and their values checked),
+    without running it; a click error otherwise."""
+    from click import Group
+
+    from rigscout.cli.main import cli
+
+    ctx = cli.make_context("rigscout", list(args))
+    name, command, rest = cli.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
+    assert command is not None, args
+    while isinstance(command, Group):
+        ctx = command.make_context(name or "", list(rest), parent=ctx)
+        name, command, rest = command.resolve_command(ctx, [*ctx._protected_args, *ctx.args])
+        assert command is not None, args
+    command.make_context(name or "", list(rest), parent=ctx)
