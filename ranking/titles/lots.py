@@ -6,22 +6,30 @@ are not lots; ``find_lot_cues`` skips them so callers only choose among real cou
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import tomllib
+from typing import TYPE_CHECKING, Any
+
+from ranking.catalog import CATALOG_DIR
 
 if TYPE_CHECKING:
     from ranking.titles.tokens import Tokens
 
 MAX_LOT = 200
-NUMBER_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "twelve": 12, "pair": 2, "dual": 2,
-}  # fmt: skip
-TRIGGERS = frozenset({
-    "lot", "lots", "qty", "quantity", "x", "pcs", "pc", "pieces", "piece", "units", "cards",
-    "pack", "pk", "packs", "pair", "set", "bundle",
-})  # fmt: skip
-_COUNT_NOUNS = frozenset({"pcs", "pc", "pieces", "units", "cards", "pack", "pk", "packs"})
-_GROUP_NOUNS = frozenset({"lot", "lots", "set", "bundle", "pack"})
+
+
+def _lot_words() -> dict[str, Any]:
+    """The ``[lots]`` table of the vocabulary: every language's lot, count and pair words."""
+    text = (CATALOG_DIR / "vocabulary.toml").read_text(encoding="utf-8")
+    return dict(tomllib.loads(text)["lots"])
+
+
+_WORDS = _lot_words()
+NUMBER_WORDS: dict[str, int] = dict(_WORDS["numbers"])
+_COUNT_NOUNS = frozenset(_WORDS["count_nouns"])
+_GROUP_NOUNS = frozenset(_WORDS["group"])
+_GROUP_LINKS = tuple(_WORDS["group_links"])
+_PAIRS = frozenset(_WORDS["pair"])
+TRIGGERS = frozenset({"qty", "quantity", "x"} | _COUNT_NOUNS | _GROUP_NOUNS | _PAIRS)
 # tokens before "xN" that make it a PCIe link width ("PCIe 4.0 x16", "Gen3 x8")
 _LINK = frozenset({
     "pcie", "pci", "e", "express", "gen", "0", "slot", "slots", "lane", "lanes", "link", "in",
@@ -73,14 +81,14 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
         word = words[i]
         count: int | None = None
         if word in _GROUP_NOUNS:
-            count = _number_after(words, i + 1, skip=("of", "qty", "x"))
+            count = _number_after(words, i + 1, skip=_GROUP_LINKS)
         elif word in ("qty", "quantity"):
             count = _number_after(words, i + 1, skip=())
         elif word == "x":
             count = _times(words, seps, i)
         elif word in _COUNT_NOUNS and i > 0 and words[i - 1].isdigit():
             count = int(words[i - 1])
-        elif word == "pair" and not (i > 0 and words[i - 1] in ("nvlink", "sli")):
+        elif word in _PAIRS and not (i > 0 and words[i - 1] in ("nvlink", "sli")):
             count = 2
         elif word.isdigit() and seps[i].endswith("(") and i + 1 < len(words):
             count = _parenthesised(words, seps, i)
@@ -140,7 +148,7 @@ def count_near(tokens: Tokens, start: int, end: int) -> int | None:
 def _leading_count(word: str) -> int | None:
     if word.isdigit():
         return int(word) if int(word) <= 20 else None
-    return NUMBER_WORDS.get(word) if word not in ("pair", "dual") else None
+    return NUMBER_WORDS.get(word) if word not in _PAIRS | {"dual"} else None
 
 
 def _bounded(text: str) -> int | None:

@@ -408,9 +408,18 @@ class Normalizer:
         words = f.tokens.words
         negators = self._words["other.negators"]
         trailing = self._words["other.trailing_negators"]
+        fillers = self._words["other.fillers"]
+
+        def negated(start: int) -> bool:
+            if any(w in negators for w in words[max(0, start - 2) : start]):
+                return True
+            i = start - 1
+            while i >= 0 and words[i] in fillers:  # "from a working Dell Precision 7920"
+                i -= 1
+            return i >= 0 and i < start - 1 and words[i] in negators
+
         return any(
-            not any(w in negators for w in words[max(0, m.start - 2) : m.start])
-            and not any(w in trailing for w in words[m.end : m.end + 3])
+            not negated(m.start) and not any(w in trailing for w in words[m.end : m.end + 3])
             for m in f.of("other")
         )
 

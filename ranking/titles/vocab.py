@@ -33,7 +33,7 @@ FORMS = {
     "smx3": "SXM3", "sxm4": "SXM4", "smx4": "SXM4", "sxm 4": "SXM4", "sxm5": "SXM5",
     "nvlink sxm2": "SXM2", "fhfl": "PCIe", "full height": "PCIe",
 }  # fmt: skip
-UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte")
+UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte", "go")  # "go": French gigaoctet
 _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
@@ -41,7 +41,7 @@ _VOCAB_KINDS = (
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
-    ("accessory", "heads"), ("other", "negators"),
+    ("accessory", "heads"), ("other", "negators"), ("other", "fillers"),
     ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
 )  # fmt: skip
 
