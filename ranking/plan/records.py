@@ -43,6 +43,8 @@ class Offer:
     marketplace: str = "EBAY_US"
     config: ServerConfig | None = None  # a server's: what it comes with besides GPUs
     heatsink: str = "unknown"  # an SXM module's: "yes", "no" (sold without) or "unknown"
+    flags: tuple[str, ...] = ()  # the ranker's flag codes (``notes`` are their words)
+    seller_feedback: int | None = None
 
     @property
     def price(self) -> Decimal:

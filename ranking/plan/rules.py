@@ -74,6 +74,10 @@ class PlanRules:
     topology_weighted: frozenset[str]
     # per profile, the rig measure its plans are ordered by per dollar (plan.toml [order])
     order_measure: Mapping[str, str] = field(default_factory=dict)
+    # plan.toml [trust]: the seller flags that make a host listing risky, and how much more a
+    # listing of the same machine from a trusted seller may cost and still be chosen
+    seller_risk: frozenset[str] = frozenset()
+    trust_margin: float = 0.0
 
     def fit(self, sku: str) -> Fit:
         return self.fits.get(sku) or Fit(sku)
@@ -165,6 +169,8 @@ def parse_plan_rules(raw: Mapping[str, Any], fits: Mapping[str, Fit]) -> PlanRul
             power_limit=limit,
             topology_weighted=frozenset(raw.get("order", {}).get("topology_weighted", [])),
             order_measure=MappingProxyType(dict(raw.get("order", {}).get("measure", {}))),
+            seller_risk=frozenset(raw.get("trust", {}).get("seller_risk", [])),
+            trust_margin=float(raw.get("trust", {}).get("margin", 0.0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"planner rules: missing or bad value {exc}") from exc

@@ -82,7 +82,7 @@ def plan_rigs(
     check_target(target)
     parts = parts or PartPrices(load_parts())
     hosts, by_gpu = split_offers(offers, skus, rules, target)
-    candidates = candidate_hosts(hosts, target, parts)
+    candidates = candidate_hosts(hosts, target, parts, rules)
     fitting = fitting_gpus(candidates, by_gpu.keys(), skus, rules, target)
     most = max((h.free_slots for h in candidates), default=0)
     best = _cheapest_rigs(
@@ -211,11 +211,15 @@ def split_offers(
     return hosts, by_gpu
 
 
-def candidate_hosts(hosts: Sequence[Host], target: Target, parts: PartPrices) -> list[Host]:
+def candidate_hosts(
+    hosts: Sequence[Host], target: Target, parts: PartPrices, rules: PlanRules | None = None
+) -> list[Host]:
     """Per host model, included GPUs and heatsink state, the listing cheapest to run (its price
     and its bill of materials; the cheapest auction too, when auctions are limited): a dearer
-    way to the same machine never makes a better plan."""
-    chosen: dict[tuple[object, ...], tuple[tuple[Decimal, int], Host]] = {}
+    way to the same machine never makes a better plan — unless the cheapest is from a risky
+    seller (``rules.seller_risk``) and a trusted one's costs at most ``rules.trust_margin``
+    more: that one is chosen, and either says what the other costs."""
+    groups: dict[tuple[object, ...], list[tuple[tuple[Decimal, int], Host]]] = {}
     for host in hosts:
         offer = host.offer
         auction = target.max_auctions is not None and offer is not None and offer.auction
@@ -227,9 +231,43 @@ def candidate_hosts(hosts: Sequence[Host], target: Target, parts: PartPrices) ->
             host.heatsinks,
         )
         rank = (host.price + bom_total(host_bom(host, parts)), offer.listing_id if offer else 0)
-        if key not in chosen or rank < chosen[key][0]:
-            chosen[key] = (rank, host)
-    return [host for _, host in chosen.values()]
+        groups.setdefault(key, []).append((rank, host))
+    return [_trusted_choice(sorted(group, key=lambda g: g[0]), rules) for group in groups.values()]
+
+
+def _risky(host: Host, rules: PlanRules) -> bool:
+    return host.offer is not None and bool(rules.seller_risk & set(host.offer.flags))
+
+
+def _trusted_choice(
+    ranked: Sequence[tuple[tuple[Decimal, int], Host]], rules: PlanRules | None
+) -> Host:
+    """The first of ``ranked`` (cheapest to run first), or the cheapest listing of a trusted
+    seller within ``rules.trust_margin`` of it when the first is risky."""
+    (cost, _), cheapest = ranked[0]
+    if rules is None or cheapest.offer is None or not _risky(cheapest, rules):
+        return cheapest
+    sure = cheapest.offer.auction  # a fixed price is not traded for an auction's guess
+    safe = [
+        (c, h)
+        for (c, _), h in ranked
+        if h.offer is not None and h.offer.auction == sure and not _risky(h, rules)
+    ]
+    if not safe:
+        return cheapest
+    safe_cost, host = safe[0]
+    assert host.offer is not None  # narrowed above
+    extra = (safe_cost - cost).quantize(CENT)
+    if safe_cost <= cost * Decimal(str(1 + rules.trust_margin)):
+        note = (
+            f"chosen over the same machine ${extra} cheaper from a riskier seller "
+            f"(item {cheapest.offer.item_id})"
+        )
+        return replace(host, offer=replace(host.offer, notes=(*host.offer.notes, note)))
+    feedback = host.offer.seller_feedback
+    seller = f"a {feedback:,}-feedback seller" if feedback is not None else "a trusted seller"
+    note = f"the same machine from {seller}: +${extra} (item {host.offer.item_id})"
+    return replace(cheapest, offer=replace(cheapest.offer, notes=(*cheapest.offer.notes, note)))
 
 
 def fitting_gpus(

@@ -150,4 +150,6 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         marketplace=deal.marketplace,
         config=deal.config,
         heatsink=module_heatsink(deal.title, (f.code for f in deal.flags)),
+        flags=tuple(f.code for f in deal.flags),
+        seller_feedback=deal.seller_feedback,
     )

@@ -332,3 +332,30 @@ def test_a_plan_over_p40s_says_their_fp16_is_crippled_not_a_ratio():
     assert "usable FP16" in p100.explanation
     assert "runs FP16 at a small fraction of its FP32 rate" in p100.explanation
     assert not re.search(r"\d{2,}x the FP16", p100.explanation)
+
+
+NEW_ACCOUNT = ("seller_low_feedback", "new_account_pattern")
+
+
+@pytest.mark.parametrize(
+    ("trusted_price", "chosen", "note"),
+    [
+        ("1050", "trusted", "chosen over the same machine $150.00 cheaper from a riskier seller"),
+        ("1300", "risky", "the same machine from a 12,104-feedback seller: +$400.00"),
+    ],
+    ids=["within the margin", "beyond it"],
+)
+def test_a_new_accounts_server_heads_no_plan_while_a_trusted_one_is_close(
+    trusted_price: str, chosen: str, note: str
+):
+    """A 2-feedback new account's server headed every plan while a 12,104-feedback seller
+    offered the same machine for a little more: within plan.toml's [trust] margin (a fifth)
+    the trusted one is bought; beyond it the plan keeps the cheap one and says what the safer
+    one costs."""
+    risky = offer(T181, "900", flags=NEW_ACCOUNT, seller_feedback=2)
+    trusted = offer(T181, trusted_price, seller_feedback=12104)
+    gpus = [offer(V100_SXM2, "150") for _ in range(4)]
+    (best, *_) = plans_for([risky, trusted, *gpus], vram_gb=64)
+    host = {"risky": risky, "trusted": trusted}[chosen]
+    assert best.host.item_id == host.item_id
+    assert any(note in w for w in best.warnings)
