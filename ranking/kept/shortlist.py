@@ -58,6 +58,7 @@ class PricedColumns:
     software: NDArray[np.bool_]
     excluded: NDArray[np.bool_]
     auction: NDArray[np.bool_]
+    risky: NDArray[np.bool_]  # its seller carries a risk flag (plan.toml [trust] seller_risk)
     units: NDArray[np.int64]  # the listing's lot size
     kind: NDArray[np.int64]  # what the planner tells apart besides price (``plan_bom.plan_kind``)
 
@@ -70,7 +71,7 @@ class PricedColumns:
     ) -> PricedColumns:
         """The columns from each listing's id, SKU index and ``pack_inputs`` (concatenated)."""
         table = np.frombuffer(inputs, dtype=np.float64).reshape(len(listing_id), WIDTH)
-        flag = table[:, 5:9] != 0
+        flag = table[:, 5:10] != 0
         return cls(
             listing_id=np.asarray(listing_id, dtype=np.int64),
             sku=np.asarray(sku, dtype=np.int32),
@@ -84,12 +85,13 @@ class PricedColumns:
             software=flag[:, 1],
             excluded=flag[:, 2],
             auction=flag[:, 3],
-            units=table[:, 9].astype(np.int64),
-            kind=table[:, 10].astype(np.int64),
+            risky=flag[:, 4],
+            units=table[:, 10].astype(np.int64),
+            kind=table[:, 11].astype(np.int64),
         )
 
 
-WIDTH = 11  # values packed per listing: five numbers, four flags, the lot size, the kind
+WIDTH = 12  # values packed per listing: five numbers, five flags, the lot size, the kind
 
 
 def pack_inputs(
@@ -103,12 +105,13 @@ def pack_inputs(
     software: bool,
     excluded: bool,
     auction: bool,
+    risky: bool,
     units: int,
     kind: int,
 ) -> bytes:
     """One listing's score inputs as bytes (``PricedColumns.unpack`` reads them back)."""
     values = (landed, chassis, np.nan if discount is None else discount, evidence, penalty)
-    flags = (checked, software, excluded, auction)
+    flags = (checked, software, excluded, auction, risky)
     return np.array([*values, *flags, units, kind], dtype=np.float64).tobytes()
 
 
@@ -128,7 +131,8 @@ def plannable(
       size and format (``ranking.plan.cheapest``), after adding a heatsink to each module not
       sold with one where the host needs them: those cheapest both ways are kept.
     - Hosts: of the listings alike in SKU, lot, format and class (``plan_bom.host_class``: the
-      GPUs, heatsinks and bill of materials), a plan takes the cheapest (``candidate_hosts``).
+      GPUs, heatsinks and bill of materials), a plan takes the cheapest, or the cheapest from a
+      seller without a risk flag when it costs little more (``candidate_hosts``): both kept.
     - Each SKU's cheapest fixed-price listing not to check before buying: the report's best
       price of the day (``rigscout/outputs/report/changes.py``).
     - Every listing of a SKU with at most ``view.rare`` priced: the report's new listings of
@@ -149,11 +153,14 @@ def plannable(
     module = np.array([c in view.modules for c in codes])[columns.sku]
     for price in (landed, landed + np.where(module & (columns.kind != 1), view.heatsink, 0.0)):
         keep |= group & (price <= _nth_cheapest(price, per_lot, group, lots) + CENT)
-    # hosts: the cheapest of each group (its bill of materials is the same)
+    # hosts: the cheapest of each group (its bill of materials is the same), and its cheapest
+    # from a seller without a risk flag, which a plan buys instead when it costs little more
     group = among & ~gpu
     ones = np.ones(n, dtype=np.int64)
     key = (columns.sku, columns.units, columns.auction, columns.kind)
     keep |= group & (landed <= _nth_cheapest(landed, ones, group, key) + CENT)
+    trusted = group & ~columns.risky
+    keep |= trusted & (landed <= _nth_cheapest(landed, ones, trusted, key) + CENT)
     # the day's best trusted fixed price per SKU
     group = among & ~columns.auction & ~columns.checked
     keep |= group & (landed <= _nth_cheapest(landed, ones, group, (columns.sku,)) + CENT)

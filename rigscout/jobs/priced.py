@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -58,7 +59,7 @@ from ranking.kept import (
     shortlist,
 )
 from ranking.market import load_scam_rules, model_to_json, new_accounts
-from ranking.plan import module_heatsink, plan_kind
+from ranking.plan import PLAN_RULES_FILE, load_plan_rules, module_heatsink, plan_kind
 from ranking.pricing import AUCTION, Landing, Pricer, asks, land_row, price_markets, priced_until
 from ranking.profiles import load_profiles
 from ranking.rank import rank_priced, shown
@@ -83,7 +84,12 @@ if TYPE_CHECKING:
 
 # What a kept row is made by, besides the rules (``ranking``, ``core``): a change to these
 # prices everything again.
-CODE = (Path(__file__), Path(priced_rows.__file__ or ""), Path(rank_rows.__file__ or ""))
+CODE = (
+    Path(__file__),
+    Path(priced_rows.__file__ or ""),
+    Path(rank_rows.__file__ or ""),
+    PLAN_RULES_FILE,  # its [trust] seller_risk marks the risky hosts the planner weighs
+)
 STATE = "priced"  # the ``state`` row of the last refresh: its key, markets, unmatched count
 ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with time alone)
 # Listings are read by id lists, or in one pass over the store where they are more than this
@@ -271,6 +277,12 @@ def _settle_accounts(
     return accounts
 
 
+@cache
+def _seller_risk() -> frozenset[str]:
+    """plan.toml's [trust] seller_risk: the flags that make a host listing a risky buy."""
+    return load_plan_rules().seller_risk
+
+
 def _row(
     stale: Stale, landing: Landing, pricer: Pricer, digests: MarketDigests, basis: str
 ) -> dict[str, Any]:
@@ -321,6 +333,7 @@ def _row(
             software=any(f.code == "software_support" for f in p.flags),
             excluded=p.excluded,
             auction=auction,
+            risky=any(f.code in _seller_risk() for f in p.flags),
             units=row.quantity,
             kind=plan_kind(p.sku, heatsink, row.includes, row.config),
         ),

@@ -53,10 +53,14 @@ TARGETS = (
 )
 
 
+RISKY = ("seller_low_feedback", "new_account_pattern")
+
+
 def random_offers(rng: random.Random, n: int) -> list[Offer]:
     """``n`` listings of a few SKUs each (so every group has far more than a plan can take):
-    prices within 25 % of each other, lots of 1-16, two in five auctions, modules with and without heatsinks, servers in every
-    configuration, some with their GPUs."""
+    prices within 25 % of each other, lots of 1-16, two in five auctions, modules with and
+    without heatsinks, servers in every configuration, some with their GPUs, a third of them
+    from a new account."""
     gpus = rng.sample(GPUS, 8)
     hosts = rng.sample(HOSTS, 6)
     offers = []
@@ -70,12 +74,15 @@ def random_offers(rng: random.Random, n: int) -> list[Offer]:
                 includes = (Included(rng.choice(fitting).sku, rng.choice([2, sku.gpu_slots])),)
                 price += 150 * includes[0].quantity
             units, config, heatsink = 1, rng.choice(CONFIGS), "unknown"
+            # a third from a new account (plan.toml [trust]): a plan may buy a dearer listing
+            flags: tuple[str, ...] = RISKY if rng.random() < 0.33 else ()
         else:
             sku = rng.choice(gpus)
             includes, config = (), None
             price = 25 * (sku.vram_gb or 8) + 40
             units = rng.choice([1, 1, 1, 1, 1, 1, 2, 4, 8, 16])
             heatsink = rng.choice(["yes", "no", "unknown"])
+            flags = ()
         offers.append(
             Offer(
                 listing_id=i + 10,
@@ -91,6 +98,7 @@ def random_offers(rng: random.Random, n: int) -> list[Offer]:
                 includes=includes,
                 config=config,
                 heatsink=heatsink,
+                flags=flags,
             )
         )
     return offers
@@ -114,6 +122,7 @@ def columns_of(offers: list[Offer]) -> PricedColumns:
         software=np.zeros(n, dtype=bool),
         excluded=np.zeros(n, dtype=bool),
         auction=np.array([o.auction for o in offers]),
+        risky=np.array([bool(set(o.flags) & RULES.seller_risk) for o in offers]),
         units=np.array([o.units for o in offers], dtype=np.int64),
         kind=np.array(
             [plan_kind(SKUS[o.sku], o.heatsink, o.includes, o.config) for o in offers],
