@@ -29,7 +29,13 @@ from ranking.market import (
 )
 from ranking.profiles import load_profiles
 from ranking.records import Priced, PricedRows
-from ranking.titles import flag_listing, load_signals
+from ranking.titles import (
+    check_title_under,
+    describe_unread,
+    flag_listing,
+    load_signals,
+    unread_words,
+)
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
@@ -181,6 +187,7 @@ class Pricer:
             min_seller_positive_pct=settings.min_seller_positive_pct,
         )
         check, flags = self._checked(row, sku, price, discount, basis=basis, flags=flags)
+        flags = self._unread(row, sku, discount, flags)
         if check is None:  # a title to verify: its discount is no claim until checked
             check = next((f.label for f in flags if f.severity == VERIFY), None)
         return Priced(
@@ -203,6 +210,18 @@ class Pricer:
             excluded=excluded(flags),
             penalty=self.signals.penalty(flags),
         )
+
+    def _unread(
+        self, row: ActiveRow, sku: Sku, discount: float | None, flags: tuple[Flag, ...]
+    ) -> tuple[Flag, ...]:
+        """A listing far under its market whose title has words no data file names is not a
+        confident deal: the "check the title" flag, naming them (issue #32)."""
+        if discount is None or discount < check_title_under() or excluded(flags):
+            return flags
+        words = unread_words(row.title, sku)
+        if not words:
+            return flags
+        return (*flags, self.signals.flag("check_title", describe_unread(words)))
 
     def _basis(self, row: ActiveRow, sku: Sku) -> _Basis:
         """What the listing is judged against: its market, and the baseline price (a server's:

@@ -15,12 +15,10 @@ from ranking.plan.render import (
     render_plan_json,
     render_plans_text,
 )
-from ranking.plan.rules import RULES_FILE as PLAN_RULES_FILE
 from ranking.plan.rules import PlanRules, load_plan_rules
 from ranking.plan.search import plan_rigs, planner_view
 
 __all__ = [
-    "PLAN_RULES_FILE",
     "Offer",
     "PartOffer",
     "PartPrices",

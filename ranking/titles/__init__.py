@@ -19,6 +19,7 @@ from ranking.titles.origin import ship_origin
 from ranking.titles.server_config import HEATSINK, POWER_SHELF, PartsTable, load_parts
 from ranking.titles.sku_names import SkuName, read_sku_name
 from ranking.titles.unmatched import UnmatchedListing, group_unmatched, render_unmatched
+from ranking.titles.unread import check_title_under, describe_unread, unread_words
 from ranking.titles.user_catalog import load_user_catalog, user_normalizer, user_skus
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
     "Signals",
     "SkuName",
     "UnmatchedListing",
+    "check_title_under",
     "default_normalizer",
+    "describe_unread",
     "flag_listing",
     "flags_file",
     "group_unmatched",
@@ -43,6 +46,7 @@ __all__ = [
     "render_unmatched",
     "ship_origin",
     "short_label",
+    "unread_words",
     "user_normalizer",
     "user_skus",
 ]

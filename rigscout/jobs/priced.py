@@ -59,7 +59,7 @@ from ranking.kept import (
     shortlist,
 )
 from ranking.market import load_scam_rules, model_to_json, new_accounts
-from ranking.plan import PLAN_RULES_FILE, load_plan_rules, module_heatsink, plan_kind
+from ranking.plan import load_plan_rules, module_heatsink, plan_kind
 from ranking.pricing import AUCTION, Landing, Pricer, asks, land_row, price_markets, priced_until
 from ranking.profiles import load_profiles
 from ranking.rank import rank_priced, shown
@@ -84,12 +84,7 @@ if TYPE_CHECKING:
 
 # What a kept row is made by, besides the rules (``ranking``, ``core``): a change to these
 # prices everything again.
-CODE = (
-    Path(__file__),
-    Path(priced_rows.__file__ or ""),
-    Path(rank_rows.__file__ or ""),
-    PLAN_RULES_FILE,  # its [trust] seller_risk marks the risky hosts the planner weighs
-)
+CODE = (Path(__file__), Path(priced_rows.__file__ or ""), Path(rank_rows.__file__ or ""))
 STATE = "priced"  # the ``state`` row of the last refresh: its key, markets, unmatched count
 ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with time alone)
 # Listings are read by id lists, or in one pass over the store where they are more than this

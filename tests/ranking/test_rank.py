@@ -443,3 +443,37 @@ def test_no_signal_on_a_card_with_display_outputs_is_a_broken_card():
     ranking = rank([listing], profile="llm-inference")
     assert ranking.deals == ()
     assert [f.code for f in ranking.flagged[0].flags][:1] == ["no_display"]
+
+
+@pytest.mark.parametrize(
+    ("wording", "unread"),
+    [
+        ("Attrappe", ("attrappe",)),  # a dummy, in a word no file names
+        ("réplica de exhibición", ("replica", "exhibicion")),
+        ("tested working", ()),
+        ("getestet, voll funktionsfähig", ()),
+    ],
+)
+def test_a_deal_far_under_its_market_with_words_nothing_reads_is_to_check(wording, unread):
+    """What the reader did not understand, it says: 32 % under the P40's market with a word
+    no data file names is no confident deal (no discount credit, no min_discount alert); the
+    flag names the words. With every word read, the same price is a deal as usual."""
+    from alerts.rules import rule_matches
+    from alerts.settings import AlertRule
+
+    listing = active(P40, "110", title=f"NVIDIA Tesla P40 24GB GPU {wording}")
+    (deal,) = rank([listing], P40_MARKET, profile="llm-inference").deals
+    flag = next((f for f in deal.flags if f.code == "check_title"), None)
+    rule = AlertRule(name="cheap", channels=("mail",), min_discount=0.2)
+    if not unread:
+        assert flag is None and rule_matches(deal, rule)
+        return
+    assert flag is not None and flag.severity == "verify"
+    assert all(f"'{word}'" in flag.label for word in unread)
+    assert not rule_matches(deal, rule)
+
+
+def test_words_nothing_reads_are_no_matter_close_to_the_market():
+    listing = active(P40, "150", title="NVIDIA Tesla P40 24GB GPU Attrappe")  # 8 % under
+    (deal,) = rank([listing], P40_MARKET, profile="llm-inference").deals
+    assert "check_title" not in [f.code for f in deal.flags]
