@@ -8,6 +8,7 @@ down, and sent once when it is back.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 
 import pytest
@@ -206,3 +207,55 @@ def test_a_telegram_url_is_accepted_and_its_bot_token_is_masked():
     assert bot in secret_values([settings])
     assert preview.startswith("apprise message to tgram://")
     assert "secret-bot-token" not in redact(preview, secret_values([settings]))
+
+
+@pytest.mark.slow
+def test_a_service_that_never_finishes_its_answer_cannot_keep_the_process_alive(tmp_path):
+    """apprise gives up on a service after the channel's timeout but leaves its worker thread
+    blocked; a server that answers a byte every half second would then keep `rigscout` (a cron
+    job) running for ever after it reported the channel failed."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    done = threading.Event()
+
+    def drip(conn: socket.socket) -> None:
+        with contextlib.suppress(OSError), conn:
+            conn.recv(65536)
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000:
+                if done.is_set():
+                    return
+                conn.send(bytes([byte]))
+                time.sleep(0.5)
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while not done.is_set():
+                conn, _ = listener.accept()
+                threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    config = tmp_path / "rigscout.toml"
+    config.write_text(
+        '[alerts.channels.phone]\ntype = "apprise"\nurls_env = "SLOW_URL"\ntimeout = 2\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "SLOW_URL": f"json://127.0.0.1:{port}/hook"}
+    started = time.monotonic()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "rigscout", "--config", str(config), "alerts", "test"],
+            env=env, capture_output=True, text=True, timeout=90, check=False,
+        )  # fmt: skip
+    finally:
+        done.set()
+        listener.close()
+    assert result.returncode == 1, result.stderr
+    assert "phone: FAILED" in result.stderr and "did not finish within" in result.stderr
+    assert time.monotonic() - started < 60  # four tries of 2 s and their waits, then out
