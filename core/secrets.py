@@ -10,6 +10,7 @@ masked like any other text.
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -38,6 +39,16 @@ def add_secrets(secrets: Iterable[str | None]) -> None:
     for secret in secrets:
         if secret and len(secret) >= 4:
             _known.update({secret, quote(secret, safe="")})
+
+
+def credential_forms(username: str | None, password: str | None) -> tuple[str, ...]:
+    """How a login travels on the wire, base64-encoded, which a server (or a debug log) may
+    echo: an HTTP Basic header (``user:password``), SMTP ``AUTH PLAIN`` (``\\0user\\0password``)
+    and ``AUTH LOGIN`` (each alone)."""
+    if not username or not password:
+        return ()
+    forms = (f"{username}:{password}", f"\0{username}\0{password}", username, password)
+    return tuple(base64.b64encode(form.encode()).decode() for form in forms)
 
 
 def redact(text: str, secrets: Iterable[str] | None = None) -> str:

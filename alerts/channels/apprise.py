@@ -16,6 +16,7 @@ from pydantic import BeforeValidator
 from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators, Mode
 from alerts.settings import AppriseChannel
 from core.config_types import EnvName, PositiveFloat, one_or_many
+from core.secrets import credential_forms
 from core.settings import build_settings
 
 if TYPE_CHECKING:
@@ -63,9 +64,16 @@ def url_secrets(url: str) -> tuple[str, ...]:
     # host and port would be.
     pieces = [parts.password or "", parts.username or "", host, parts.netloc]
     pieces += [p for chunk in parts.netloc.split("@") for p in (chunk, *chunk.split(":"))]
-    pieces += parts.path.split("/") + [value for _, value in parse_qsl(parts.query)]
-    # An address (a dotted host name, an IP) or a short word is not a token.
-    return tuple(p for p in pieces if len(p) >= 6 and not _ADDRESS.fullmatch(p))
+    # An address (a dotted host name, an IP) or a short word is not a token; a path segment or
+    # query value is one from four characters on (an ntfy topic is the secret, however short).
+    found = [p for p in pieces if len(p) >= 6 and not _ADDRESS.fullmatch(p)]
+    found += [
+        p
+        for p in [*parts.path.split("/"), *(value for _, value in parse_qsl(parts.query))]
+        if len(p) >= 4 and not _ADDRESS.fullmatch(p)
+    ]
+    # a login in the URL travels as a Basic header, which a server may echo
+    return (*dict.fromkeys(found), *credential_forms(parts.username, parts.password))
 
 
 def missing(channel: AppriseChannel) -> str | None:

@@ -9,6 +9,7 @@ from pydantic import Field
 from alerts.channels.base import ChannelSectionBase, ChannelType, Collaborators, Mode
 from alerts.settings import SmtpChannel
 from core.config_types import EnvName, Names, PositiveFloat
+from core.secrets import credential_forms
 from core.settings import build_settings
 
 if TYPE_CHECKING:
@@ -55,7 +56,13 @@ def from_section(
 
 
 def secrets(channel: SmtpChannel) -> tuple[str | None, ...]:
-    return (channel.username, channel.password)
+    """The login, as written and as SMTP AUTH sends it (base64), which -vv's protocol trace
+    or a server's error reply may show."""
+    return (
+        channel.username,
+        channel.password,
+        *credential_forms(channel.username, channel.password),
+    )
 
 
 def missing(channel: SmtpChannel) -> str | None:

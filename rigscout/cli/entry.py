@@ -34,7 +34,7 @@ def main() -> None:
     if problem is not None:
         sys.stderr.write(f"Error: {problem}\n")
         sys.exit(EXIT_CONFIG)
-    from rigscout.cli.interrupts import as_interrupt, quiet_about_interrupts
+    from rigscout.cli.interrupts import as_interrupt, end_abandoned_work, quiet_about_interrupts
     from rigscout.cli.main import cli
 
     # Ctrl-C, a cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command:
@@ -44,4 +44,8 @@ def main() -> None:
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), as_interrupt)
     sys.unraisablehook = quiet_about_interrupts
-    cli()
+    try:
+        cli()
+    except SystemExit as done:  # the command has ended: nothing may keep the process alive
+        end_abandoned_work(done.code if isinstance(done.code, int) else EXIT_CONFIG)
+        raise

@@ -1,8 +1,12 @@
-"""How a command is interrupted (Ctrl-C, SIGTERM, SIGHUP), remembered even where Python drops
-the ``KeyboardInterrupt``. Standard library only: ``rigscout.cli.entry`` imports it first."""
+"""How the ``rigscout`` process ends: an interrupt (Ctrl-C, SIGTERM, SIGHUP) remembered even
+where Python drops the ``KeyboardInterrupt``, and no abandoned worker thread left to keep it
+alive. Standard library only: ``rigscout.cli.entry`` imports it first."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import sys
 import threading
 
@@ -23,3 +27,23 @@ def quiet_about_interrupts(unraisable: sys.UnraisableHookArgs) -> None:
     if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
         return
     sys.__unraisablehook__(unraisable)
+
+
+def end_abandoned_work(code: int) -> None:
+    """End the process now when a library's worker thread is still blocked after the command
+    ended: apprise gives up waiting on a service after its timeout but leaves the thread that
+    talks to it running, and a server that never finishes its answer would then keep a cron
+    job's process alive for ever (issue #34). Nothing of ours is left to do: the command has
+    returned, its store is closed and its output is flushed here."""
+    main = threading.main_thread()
+    stuck = [t for t in threading.enumerate() if t is not main and t.is_alive() and not t.daemon]
+    if not stuck:
+        return
+    logging.getLogger("rigscout").debug(
+        "ending %d abandoned worker thread(s): %s", len(stuck), ", ".join(t.name for t in stuck)
+    )
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)

@@ -7,11 +7,8 @@ the result. Any error ends the command with one line and the README's exit code 
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
 import sys
-import threading
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -49,7 +46,6 @@ class RigscoutGroup(click.Group):
             self._main(inner)
         except SystemExit as done:
             release_output(failed=done.code not in (0, None))
-            _end_abandoned_work(done.code if isinstance(done.code, int) else EXIT_ERROR)
             raise
 
     def _main(self, inner: Callable[[], Any]) -> NoReturn:
@@ -80,26 +76,6 @@ class RigscoutGroup(click.Group):
         except BrokenPipeError:
             _quiet_stdout()
             raise click.exceptions.Exit(0) from None
-
-
-def _end_abandoned_work(code: int) -> None:
-    """End the process now when a library's worker thread is still blocked after the command
-    ended: apprise gives up waiting on a service after its timeout but leaves the thread that
-    talks to it running, and a server that never finishes its answer would then keep a cron
-    job's process alive for ever (issue #34). Nothing of ours is left to do: the command has
-    returned, its store is closed and its output is flushed here."""
-    main = threading.main_thread()
-    stuck = [t for t in threading.enumerate() if t is not main and t.is_alive() and not t.daemon]
-    if not stuck:
-        return
-    logging.getLogger("rigscout").debug(
-        "ending %d abandoned worker thread(s): %s", len(stuck), ", ".join(t.name for t in stuck)
-    )
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    logging.shutdown()
-    os._exit(code)
 
 
 def _quiet_stdout() -> None:

@@ -9,7 +9,6 @@ written in the file: it names the environment variables that hold them (``passwo
 
 from __future__ import annotations
 
-import base64
 import tomllib
 from dataclasses import dataclass, field
 from datetime import date
@@ -25,7 +24,7 @@ from alerts.settings import (
 )
 from core.errors import ConfigError
 from core.models import Mode, SavedSearch
-from core.secrets import add_secrets
+from core.secrets import add_secrets, credential_forms
 from core.settings import (
     DEFAULT_CURRENCY,
     DEFAULT_FREIGHT,
@@ -149,10 +148,11 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
     """Every secret the settings hold: API keys, channel secrets, the database password."""
     from alerts.channels import secret_values as channel_secrets
 
-    api: tuple[str | None, ...] = (settings.api.client_id, settings.api.client_secret)
-    if settings.api.enabled:  # the OAuth Basic header carries both, base64-encoded
-        pair = f"{settings.api.client_id}:{settings.api.client_secret}".encode()
-        api += (base64.b64encode(pair).decode(),)
+    api: tuple[str | None, ...] = (
+        settings.api.client_id,
+        settings.api.client_secret,
+        *credential_forms(settings.api.client_id, settings.api.client_secret),  # OAuth's Basic
+    )
     database = urlsplit(settings.database_url).password
     return tuple(s for s in (*api, database) if s) + channel_secrets(
         settings.alerts.channels.values()

@@ -209,6 +209,20 @@ def test_a_telegram_url_is_accepted_and_its_bot_token_is_masked():
     assert "secret-bot-token" not in redact(preview, secret_values([settings]))
 
 
+def test_a_short_ntfy_topic_and_a_url_login_s_basic_header_are_masked():
+    """An ntfy topic is the secret however short; a login in a URL travels as a Basic header
+    a server may echo at -vv."""
+    import base64
+
+    urls = "ntfys://ntfy.sh/k7q2,json://bob:hunter22@hooks.test/in"
+    section = AppriseChannelSection(type="apprise", urls_env="URLS")
+    settings = channel_from_section("phone", section, {"URLS": urls})
+    secrets = secret_values([settings])
+    basic = base64.b64encode(b"bob:hunter22").decode()
+    echoed = f"topic k7q2 is reserved; Authorization: Basic {basic}"
+    assert redact(echoed, secrets) == "topic *** is reserved; Authorization: Basic ***"
+
+
 @pytest.mark.slow
 def test_a_service_that_never_finishes_its_answer_cannot_keep_the_process_alive(tmp_path):
     """apprise gives up on a service after the channel's timeout but leaves its worker thread

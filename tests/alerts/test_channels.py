@@ -3,6 +3,7 @@ it, so a settings record no row claims is refused, never sent as if it were Disc
 
 from __future__ import annotations
 
+import base64
 import logging
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from alerts.discord import DiscordNotifier
 from alerts.email import EmailNotifier
 from alerts.settings import MODES, AppriseChannel, DiscordChannel, SmtpChannel
 from core.errors import ConfigError
+from core.secrets import redact
 
 MAIL = SmtpChannel(
     name="mail",
@@ -58,11 +60,20 @@ def test_a_channel_no_row_claims_is_refused_not_treated_as_another() -> None:
 
 
 def test_the_secret_values_of_every_channel_are_known_to_the_log_filter() -> None:
+    """The login also as SMTP AUTH and HTTP Basic put it on the wire (base64), which -vv's
+    protocol trace or a server's error reply may echo."""
+    login = [base64.b64encode(s.encode()).decode() for s in ("smtp-user", "smtp-pass")]
+    plain = base64.b64encode(b"\0smtp-user\0smtp-pass").decode()
+    basic = base64.b64encode(b"smtp-user:smtp-pass").decode()
     assert set(secret_values([MAIL, HOOK])) == {
         "smtp-user",
         "smtp-pass",
+        *login,
+        plain,
+        basic,
         "https://discord.test/api/webhooks/1/token",
     }
+    assert redact(f"AUTH PLAIN {plain}", secret_values([MAIL])) == "AUTH PLAIN ***"
 
 
 def test_a_missing_webhook_is_named_by_its_variable() -> None:
