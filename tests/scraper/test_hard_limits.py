@@ -128,3 +128,36 @@ def test_no_markup_trick_hides_the_nesting_from_the_depth_guard(level: str) -> N
     with pytest.raises(ParseError, match="page too deep"):
         check_page_shape(hostile)
     assert time.process_time() - started < 1.0
+
+
+@pytest.mark.slow
+def test_a_daily_run_against_a_server_trickling_its_headers_ends_on_budget_and_frees_the_lock(
+    tmp_path,
+):
+    """`rigscout run`, every answer's status line and headers a byte every half second: the run
+    ends within max_total_seconds and a few seconds, says the searches failed, and the next
+    run can take the lock (a cron job is never refused for ever)."""
+    from click.testing import CliRunner
+
+    from db.engine import open_engine
+    from db.lock import run_lock
+    from rigscout.cli.main import cli
+    from tests.support.cli import write_config
+
+    with FakeEbay() as ebay:
+        ebay.trickle_headers_next(0.5, times=1000)
+        extra = (
+            f'[collector]\nbase_url = "{ebay.base_url}"\nrequests_per_second = 50.0\n'
+            "jitter = 0.0\ntimeout = 2.0\nretries = 1\nmax_pages = 1\nmax_total_seconds = 4.0\n"
+        )
+        config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}", extra=extra)
+        started = time.monotonic()
+        result = CliRunner().invoke(cli, ["--config", str(config), "run", "--no-alerts"])
+        elapsed = time.monotonic() - started
+    assert result.exit_code == 1, result.output
+    assert "failed searches" in result.output
+    assert elapsed < 4.0 + 6.0, elapsed
+    engine = open_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    with run_lock(engine):  # free: taken at once
+        pass
+    engine.dispose()

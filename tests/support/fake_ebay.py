@@ -80,7 +80,7 @@ class RecordedRequest:
 
 @dataclass(frozen=True, slots=True)
 class _Fault:
-    kind: str  # "status", "slow", "trickle", "truncate", "captcha", "signin", "signin-page"
+    kind: str  # "status", "slow", "trickle", "trickle-headers", "truncate", "captcha", "signin", …
     page: int | None  # None: whichever page is asked for next
     status: int = 500
     retry_after: str | None = None
@@ -184,6 +184,13 @@ class FakeEbay:
         """Answer at once with the headers, then send the body one byte every ``seconds_per_byte``
         (whitespace first, as a stalling server would), never idle long enough for a read timeout."""
         self._queue(_Fault("trickle", page, seconds=seconds_per_byte), times)
+
+    def trickle_headers_next(
+        self, seconds_per_byte: float = 0.5, *, times: int = 1, page: int | None = None
+    ) -> None:
+        """Send the status line and headers themselves one byte every ``seconds_per_byte``,
+        never finishing them: what a read deadline on the body alone never stops."""
+        self._queue(_Fault("trickle-headers", page, seconds=seconds_per_byte), times)
 
     def truncate_next(self, *, times: int = 1, page: int | None = None) -> None:
         """Promise more bytes in Content-Length than the body has, then close the connection."""
@@ -307,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault.kind == "trickle":
             self._record("trickle")
             self._trickle(fault.seconds)
+        elif fault.kind == "trickle-headers":
+            self._record("trickle-headers")
+            self._trickle_headers(fault.seconds)
         else:
             self._answer_fault(fault)
 
@@ -363,6 +373,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             for index in range(len(body)):
                 self.wfile.write(body[index : index + 1])
+                self.wfile.flush()
+                if self.owner._stop.wait(seconds_per_byte):
+                    break
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def _trickle_headers(self, seconds_per_byte: float) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Stall: " + b"a" * 100_000
+        try:
+            for index in range(len(head)):
+                self.wfile.write(head[index : index + 1])
                 self.wfile.flush()
                 if self.owner._stop.wait(seconds_per_byte):
                     break
