@@ -26,6 +26,7 @@ from ranking.market import (
     scam_reason,
     score_market,
     server_references,
+    without_own,
 )
 from ranking.profiles import load_profiles
 from ranking.records import Priced, PricedRows
@@ -172,7 +173,7 @@ class Pricer:
 
     def _priced(self, row: ActiveRow, landed: Landed) -> Priced:
         sku = self.skus[str(row.sku)]
-        basis = self._basis(row, sku)
+        basis = self._basis(row, sku, landed.unit_price)
         price, auction, current = self._auction_end(row, landed.unit_price, basis)
         discount = None
         if basis.baseline is not None and basis.baseline > 0:
@@ -223,11 +224,14 @@ class Pricer:
             return flags
         return (*flags, self.signals.flag("check_title", describe_unread(words)))
 
-    def _basis(self, row: ActiveRow, sku: Sku) -> _Basis:
+    def _basis(self, row: ActiveRow, sku: Sku, own: Decimal) -> _Basis:
         """What the listing is judged against: its market, and the baseline price (a server's:
         its composite, chassis plus parts, or its class's sales; else the market plus the
-        GPUs it comes with)."""
+        GPUs it comes with). An asking market is the other listings' asking prices: the
+        listing's own price ``own`` never enters its own reference."""
         market = self.markets.get(sku.sku)
+        if market is not None and market.source == "asking" and asks(row):
+            market = without_own(market, own, self.settings)
         included_value, unvalued = _included_value(row, self.markets)
         baseline = composed = too_few = None
         if sku.category is Category.SERVER:
@@ -345,8 +349,19 @@ def priced_until(row: ActiveRow, now: datetime) -> datetime | None:
 
 
 def asks(row: ActiveRow) -> bool:
-    """Whether the listing's price is one of its SKU's asking prices (fixed price, alone)."""
-    return row.buying_format != AUCTION and not row.includes
+    """Whether the listing's price is one of its SKU's asking prices: a fixed price, alone,
+    from a listing nothing keeps out (a fault or scam wording in its title, a seller without
+    feedback): a flagged listing never enters anyone's reference (issue #33)."""
+    if row.buying_format == AUCTION or row.includes:
+        return False
+    if row.seller_feedback is not None and row.seller_feedback <= 0:
+        return False
+    signals = load_signals()
+    # headless: "no video" is no fault here; a card's real faults still are
+    return not any(
+        signals.plain[code].severity == EXCLUDE
+        for code in signals.codes_for(row.title, headless=True)
+    )
 
 
 def asking_prices(items: Iterable[tuple[ActiveRow, Landed]]) -> dict[str, list[Decimal]]:

@@ -59,10 +59,15 @@ def _key(key: tuple[object, ...]) -> tuple[object, object, object]:
 
 
 def _plain(value: Market | SalePoint) -> dict[str, Any]:
-    return {
-        f.name: str(v) if isinstance(v := getattr(value, f.name), Decimal) else v
-        for f in fields(value)
-    }
+    return {f.name: _json_value(getattr(value, f.name)) for f in fields(value)}
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_json_value(v) for v in value]
+    return value
 
 
 _MARKET_AMOUNTS = ("median", "q1", "q3")
@@ -70,6 +75,7 @@ _MARKET_AMOUNTS = ("median", "q1", "q3")
 
 def _market(data: Mapping[str, Any]) -> Market:
     values: dict[str, Any] = {k: Decimal(v) if k in _MARKET_AMOUNTS else v for k, v in data.items()}
+    values["asks"] = tuple(Decimal(v) for v in data.get("asks", ()))
     return Market(**values)
 
 

@@ -31,7 +31,14 @@ from ranking.market.servers import (
     part_markets,
     server_references,
 )
-from ranking.market.sold import Market, SalePoint, sale_weight, score_market, sold_median
+from ranking.market.sold import (
+    Market,
+    SalePoint,
+    sale_weight,
+    score_market,
+    sold_median,
+    without_own,
+)
 
 __all__ = [
     "HISTORY_DAYS",
@@ -63,4 +70,5 @@ __all__ = [
     "score_market",
     "server_references",
     "sold_median",
+    "without_own",
 ]

@@ -56,6 +56,9 @@ class Market:
     outliers: int = 0  # prices left out as far from the rest
     upper_bound_count: int = 0  # best-offer sales among ``count``
     presumed_count: int = 0  # presumed sales among ``count``
+    # an asking market's prices (all of them, outliers too), so a listing's own can be taken
+    # out of its own reference (``without_own``)
+    asks: tuple[Decimal, ...] = ()
 
     @property
     def spread(self) -> float:
@@ -145,6 +148,16 @@ def score_market(
     return markets
 
 
+def without_own(market: Market, price: Decimal, settings: RankSettings) -> Market | None:
+    """An asking market as a listing asking ``price`` sees it: its own price taken out (None:
+    too few others to make one). A sold market is returned as it is."""
+    if market.source != "asking" or price not in market.asks:
+        return market
+    others = list(market.asks)
+    others.remove(price)
+    return _market(market.sku, [SalePoint(p, Decimal(1)) for p in others], "asking", settings)
+
+
 def sale_point(sale: SoldRow, settings: RankSettings) -> SalePoint | None:
     """A sale as market evidence: its landed unit price and weight (None: unusable)."""
     if sale.price <= 0 or sale.quantity <= 0:
@@ -192,7 +205,7 @@ def _market(
         presumed_count=sum(p.presumed for p in kept),
     )
     if source == "asking":
-        return market
+        return replace(market, asks=tuple(sorted(p.price for p in points)))
     strong = len(kept) >= settings.strong_sales and market.spread <= MAX_STRONG_SPREAD
     return replace(market, evidence="strong" if strong else "thin")
 

@@ -477,3 +477,31 @@ def test_words_nothing_reads_are_no_matter_close_to_the_market():
     listing = active(P40, "150", title="NVIDIA Tesla P40 24GB GPU Attrappe")  # 8 % under
     (deal,) = rank([listing], P40_MARKET, profile="llm-inference").deals
     assert "check_title" not in [f.code for f in deal.flags]
+
+
+L40S = "nvidia-l40s"
+
+
+def test_a_listing_s_own_asking_price_never_enters_its_own_reference():
+    """No sales, four asking prices: the $5,000 listing is judged against the three others
+    ($7,000–7,400, median $7,200), not a median its own price pulls down."""
+    asks = [active(L40S, p, title="NVIDIA L40S 48GB GPU") for p in ("5000", "7000", "7200", "7400")]
+    deals = {d.listing_id: d for d in rank(asks, profile="llm-inference").deals}
+    cheap = deals[asks[0].listing_id]
+    assert cheap.evidence == "asking"
+    assert cheap.baseline == Decimal("7200.00")
+    assert cheap.discount is not None and cheap.discount > 0.3
+
+
+def test_a_flagged_listing_never_enters_anyone_s_reference():
+    """A "for parts" L40S at $6,000 and a no-feedback seller's at $6,100 are no asking prices
+    of an L40S: the $7,600 listing is judged against the three other clean ones (median
+    $7,200), not against a median the two pull down to $7,000."""
+    clean = [
+        active(L40S, p, title="NVIDIA L40S 48GB GPU") for p in ("7000", "7200", "7400", "7600")
+    ]
+    broken = active(L40S, "6000", title="NVIDIA L40S 48GB GPU for parts not working")
+    unknown = active(L40S, "6100", title="NVIDIA L40S 48GB GPU", seller_feedback=0)
+    ranking = rank([*clean, broken, unknown], profile="llm-inference")
+    top = next(d for d in ranking.deals if d.listing_id == clean[-1].listing_id)
+    assert top.baseline == Decimal("7200.00"), top.reason

@@ -150,10 +150,16 @@ def test_a_server_with_any_sale_never_falls_back_to_asking_prices():
     assert {d.evidence for d in deals} == {"none"}
     assert all(d.baseline is None for d in deals)
     assert "no market price yet: 1 sale of it or its family in 90 days, too few" in deals[0].reason
-    unsold = rank(asking).deals  # no sale at all: the asking prices are all there is
-    assert {d.evidence for d in unsold} == {"asking"}
-    assert "the asking median of $650.00" in unsold[0].reason  # never called a chassis
-    assert "parts taken out" not in unsold[0].reason
+    # No sale at all: the other listings' asking prices are all there is. A listing's own
+    # price never enters its own reference, so each of three sees only two (too few)...
+    assert {d.evidence for d in rank(asking).deals} == {"none"}
+    # ...and of four, each sees the three others: $650 is judged against 600, 700 and 750.
+    fourth = server(X9, "750", "Supermicro SYS-4027GR-TRT 4U Barebone")
+    unsold = {d.landed_unit_price: d for d in rank([*asking, fourth]).deals}
+    assert {d.evidence for d in unsold.values()} == {"asking"}
+    judged = next(d for price, d in unsold.items() if price < Decimal("660"))
+    assert "the asking median of $700.00" in judged.reason  # never called a chassis
+    assert "parts taken out" not in judged.reason
 
 
 def test_a_server_auction_is_bounded_by_its_composite():
