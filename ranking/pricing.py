@@ -184,6 +184,7 @@ class Pricer:
             self.signals,
             family=sku.family,
             headless=sku.headless,
+            cpu_heatsinks=sku.category is Category.SERVER and not sku.takes_sxm,
             min_seller_feedback=settings.min_seller_feedback,
             min_seller_positive_pct=settings.min_seller_positive_pct,
         )

@@ -59,14 +59,11 @@ def _host_warnings(rig: Rig, rules: PlanRules) -> list[str]:
             "fan-cooled cards in a server: check its GPU power cables and the cards' height "
             "(guide 002: servers are rarely built for consumer GPUs)"
         )
-    if host.power_supply == "ocp-12v":
-        if host.needs_power_shelf:  # else its listing includes the shelf
-            warnings.append(
-                f"power shelf needed: {host.notes or 'the host takes 12 V DC, no AC PSU'}"
-            )
-    elif host.power_supply == "none":
+    # An OCP host's power shelf, where its listing lacks one, is a line of the bill of
+    # materials, bought with the plan: no warning for it.
+    if host.power_supply == "none":
         warnings.append(f"a bare GPU board: {host.notes or 'it needs a chassis and PSUs'}")
-    elif host.psu_watts is None:
+    elif host.power_supply != "ocp-12v" and host.psu_watts is None:
         warnings.append(
             f"PSU watts of the {host.name.split(' (')[0]} not in the catalog: check it carries "
             f"{cards} x {gpu.tdp_w or '?'} W"

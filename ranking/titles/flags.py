@@ -213,12 +213,16 @@ def flag_listing(
     *,
     family: str = "",
     headless: bool = False,
+    cpu_heatsinks: bool = False,
     min_seller_feedback: int,
     min_seller_positive_pct: Decimal,
 ) -> tuple[Flag, ...]:
-    """The title's signals, the model's, then the seller's and the location's, each once."""
+    """The title's signals, the model's, then the seller's and the location's, each once.
+    ``cpu_heatsinks``: the listing is a PCIe server, whose heatsinks are CPU coolers (a part
+    of its bill of materials), not GPU heatsinks: "no heatsinks" raises no flag there."""
     plain = signals.plain
-    flags = [plain[code] for code in signals.codes_for(row.title, headless=headless)]
+    codes = signals.codes_for(row.title, headless=headless)
+    flags = [plain[code] for code in codes if not (cpu_heatsinks and code == "no_heatsink")]
     family_code = signals.by_family.get(family) if family else None
     if family_code is not None and all(f.code != family_code for f in flags):
         flags.append(plain[family_code])

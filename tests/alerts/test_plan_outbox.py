@@ -87,7 +87,7 @@ def test_the_payload_is_a_deal_the_channels_can_send(session, now):
     assert deal.title.startswith("Rig plan 'node': Gigabyte T181-G20 + 4x NVIDIA Tesla V100 SXM2")
     assert deal.landed_unit_price == Decimal("1570.00")  # $1,300 + the shelf's $270 estimate
     assert "https://www.ebay.com/itm/1002" in deal.reason
-    assert "power shelf needed" in deal.reason
+    assert "power shelf needed" not in deal.reason  # bought, not warned about
     assert "It also needs: OCP 12 V power shelf: $270.00 (estimate)." in deal.reason
     assert "PSU watts" not in deal.reason  # a 12 V host has no AC PSU to check
 

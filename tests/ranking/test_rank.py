@@ -505,3 +505,16 @@ def test_a_flagged_listing_never_enters_anyone_s_reference():
     ranking = rank([*clean, broken, unknown], profile="llm-inference")
     top = next(d for d in ranking.deals if d.listing_id == clean[-1].listing_id)
     assert top.baseline == Decimal("7200.00"), top.reason
+
+
+@pytest.mark.parametrize(
+    ("sku", "flagged"),
+    [("supermicro-sys-4028gr-trt", False), ("gigabyte-t181-g20", True)],
+)
+def test_no_heatsinks_on_a_pcie_server_means_cpu_coolers_not_a_gpu_warning(sku, flagged):
+    """A PCIe server's heatsinks are its CPU coolers (a bill-of-materials line); an SXM2
+    server without its GPU heatsinks cannot run its modules: only that one is flagged."""
+    listing = active(sku, "900", title="GPU Server Barebone 2x E5-2680 v4 256GB no heatsinks")
+    ranking = rank([listing], profile="llm-inference")
+    (entry,) = ranking.deals or ranking.flagged
+    assert ("no_heatsink" in [f.code for f in entry.flags]) is flagged
