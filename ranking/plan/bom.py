@@ -92,14 +92,22 @@ def needs_heatsink(host: Host, module: str) -> bool:
 
 
 def heatsink_line(count: int, prices: PartPrices) -> BomLine | None:
-    """``count`` heatsinks at the linear unit price of ``PartPrices.heatsink``."""
+    """``count`` heatsinks from the listing of ``PartPrices.heatsink``, its lots bought whole
+    (two from a lot of four cost the four, and the bill says two are spare); without one, at
+    the market's or the estimate's unit price. The search ranks rigs at the linear unit
+    price; the bill is what the buyer pays."""
     if not count:
         return None
     unit, listing = prices.heatsink()
     label = f"{count} SXM2 heatsinks"
-    price = (unit * count).quantize(CENT)
     if listing is not None:
-        return BomLine(label, count, price, "listing", listing.item_id, listing.url)
+        lots = -(-count // max(listing.units, 1))
+        spare = lots * listing.units - count
+        price = (listing.price * lots).quantize(CENT)
+        whole = f"a lot of {listing.units}" if lots == 1 else f"{lots} lots of {listing.units}"
+        note = f"{whole}, bought whole: {spare} spare" if spare else ""
+        return BomLine(label, count, price, "listing", listing.item_id, listing.url, note)
+    price = (unit * count).quantize(CENT)
     source = prices.unit(HEATSINK)[1]
     note = prices.table.parts[HEATSINK].source if source == "estimate" else ""
     return BomLine(label, count, price, source, note=note)
@@ -111,9 +119,11 @@ def _bought(code: str, count: int, prices: PartPrices) -> BomLine:
     listings = [o for o in prices.offers.get(code, ()) if o.units >= count]
     if listings:
         best = min(listings, key=lambda o: (o.price, o.listing_id))
-        price = best.price.quantize(CENT)
+        price = best.price.quantize(CENT)  # a lot is bought whole
+        spare = best.units - count
+        note = f"a lot of {best.units}, bought whole: {spare} spare" if spare else ""
         return BomLine(
-            part.name, count, price, "listing", best.item_id, best.url, instead=part.instead
+            part.name, count, price, "listing", best.item_id, best.url, note, part.instead
         )
     unit, source = prices.unit(code)
     note = part.source if source == "estimate" else ""

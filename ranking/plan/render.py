@@ -144,7 +144,8 @@ def render_bom_line(line: BomLine, currency: str) -> str:
     """ "OCP 12 V power shelf: $267.67 (listing 341857473714)", "96 GB RAM: $105.60 (estimate)"."""
     price = fmt.money(line.price, currency)
     if line.source == "listing":
-        return f"{line.item}: {price} (listing {line.item_id})"
+        spare = f"; {line.note}" if line.note else ""  # "a lot of 4, bought whole: 2 spare"
+        return f"{line.item}: {price} (listing {line.item_id}{spare})"
     where = "the store's sold median" if line.source == "market" else "estimate"
     return f"{line.item}: {price} ({where})"
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from core.models import Included, ServerConfig
 from ranking.catalog import load_catalog
 from ranking.plan.records import Offer, PartOffer, PartPrices, Target
-from ranking.plan.render import render_plan_json, render_plans_text
+from ranking.plan.render import render_bom_line, render_plan_json, render_plans_text
 from ranking.plan.rules import load_plan_rules
 from ranking.plan.search import plan_rigs
 from ranking.titles.server_config import load_parts, parse_server_config
@@ -95,6 +95,12 @@ def test_heatsinks_are_bought_only_for_modules_that_lack_one():
     unsaid = [offer(V100, "149") for _ in range(2)]
     (plan,) = plans_for([offer(T181, "900", config=complete), *said, *unsaid], vram_gb=64)
     assert [(b.item, b.units) for b in plan.bom] == [("2 SXM2 heatsinks", 2)]
+    # two from a lot of four: the lot is bought whole, and the plan says two are spare
+    (line,) = plan.bom
+    assert line.price == Decimal("154.20") and line.note == "a lot of 4, bought whole: 2 spare"
+    assert render_bom_line(line, "USD").endswith(
+        f"(listing {HEATSINKS.item_id}; a lot of 4, bought whole: 2 spare)"
+    )
 
 
 def test_the_search_counts_a_module_s_heatsink_in_its_price():
