@@ -74,6 +74,7 @@ class ListingRow(Base):
     __table_args__ = (
         UniqueConstraint("marketplace", "item_id", name="uq_listings_marketplace_item"),
         Index("ix_listings_sku_kind", "sku", "kind"),
+        Index("ix_listings_item_id", "item_id"),  # one item on two marketplaces: db.ranked
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

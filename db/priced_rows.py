@@ -24,6 +24,7 @@ from db.dialect import upsert_insert
 from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
+from db.ranked import RANKED
 from ranking.kept import PricedColumns
 
 if TYPE_CHECKING:
@@ -39,8 +40,7 @@ if TYPE_CHECKING:
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
 
-# A listing the ranker reads: active, matched to a SKU
-_RANKED = (ListingRow.status == "active") & ListingRow.sku.is_not(None)
+
 _JOINED = ListingRow.id == PricedRow.listing_id
 IS_PRICED = PricedRow.outcome == "priced"
 
@@ -57,14 +57,14 @@ def load_stale_rows(session: Session, *, basis: str, now: datetime) -> list[Stal
         PricedRow.basis != basis,
         PricedRow.valid_until <= now,
     )
-    return _stale(session, _rows().outerjoin(PricedRow, _JOINED).where(_RANKED, stale))
+    return _stale(session, _rows().outerjoin(PricedRow, _JOINED).where(RANKED, stale))
 
 
 def load_rows(session: Session, listing_ids: Collection[int]) -> list[Stale]:
     """These ranked listings, to be priced (again)."""
     found: list[Stale] = []
     for chunk in batches(sorted(listing_ids), CHUNK):
-        found += _stale(session, _rows().where(_RANKED, ListingRow.id.in_(chunk)))
+        found += _stale(session, _rows().where(RANKED, ListingRow.id.in_(chunk)))
     return found
 
 
@@ -106,7 +106,7 @@ def load_sellers_under(
         )
         .join(ListingRow, _JOINED)
         .where(
-            _RANKED,
+            RANKED,
             IS_PRICED,
             ListingRow.seller.is_not(None),
             ListingRow.seller_feedback < feedback,
@@ -133,7 +133,7 @@ def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
 
 def delete_unranked(session: Session) -> None:
     """Drop the rows of listings no longer ranked (sold, ended, unmatched since)."""
-    ranked = select(ListingRow.id).where(ListingRow.id == PricedRow.listing_id, _RANKED)
+    ranked = select(ListingRow.id).where(ListingRow.id == PricedRow.listing_id, RANKED)
     session.execute(delete(PricedRow).where(~ranked.exists()))
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import String, cast, func, select
 from core.models import Included, ServerConfig
 from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, SaleRow
+from db.ranked import RANKED, SHADOWED
 from ranking.rows import ActiveRow, SoldRow
 
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
@@ -59,12 +60,8 @@ _PRICED_PART = (ListingRow.kind == "accessory") & ListingRow.part.is_not(None)
 
 
 def load_active_rows(session: Session) -> list[ActiveRow]:
-    """Every active listing that names a SKU, with its newest observation."""
-    stmt = (
-        select(*ACTIVE_COLUMNS)
-        .join(LATEST, IS_LATEST)
-        .where(ListingRow.status == "active", ListingRow.sku.is_not(None))
-    )
+    """Every listing the ranker reads (``db.ranked``), with its newest observation."""
+    stmt = select(*ACTIVE_COLUMNS).join(LATEST, IS_LATEST).where(RANKED)
     # Core execution and one fetch of every row: the ORM's row wrapping and a fetch per row
     # each add a tenth to the load and give nothing here.
     return [active_row(r) for r in session.connection().execute(stmt).all()]
@@ -86,7 +83,9 @@ def load_active_parts(session: Session) -> list[ActiveRow]:
     columns = list(ACTIVE_COLUMNS)
     columns[5] = ListingRow.part
     stmt = (
-        select(*columns).join(LATEST, IS_LATEST).where(ListingRow.status == "active", _PRICED_PART)
+        select(*columns)
+        .join(LATEST, IS_LATEST)
+        .where(ListingRow.status == "active", _PRICED_PART, ~SHADOWED)
     )
     rows = []
     for r in session.connection().execute(stmt).all():

@@ -131,7 +131,7 @@ class Market:
         """One random edit, as a run or the user would make it; says which."""
         rng = self.rng
         ids = sorted(self.active)
-        kind = rng.choice(("prices", "new", "sold", "feedback", "seen", "ignore"))
+        kind = rng.choice(("prices", "new", "sold", "feedback", "seen", "ignore", "elsewhere"))
         if kind == "prices":
             picked = rng.sample(ids, min(15, len(ids)))
             self.save(
@@ -169,6 +169,19 @@ class Market:
                 if item.seller == seller
             ]
             self.save(session, items, now)
+        elif kind == "elsewhere":  # a search on another marketplace meets the same items
+            picked = rng.sample(ids, min(8, len(ids)))
+            self.save(
+                session,
+                [
+                    (
+                        replace(self.active[i][0], marketplace="EBAY_DE", currency="EUR"),
+                        self.active[i][1],
+                    )
+                    for i in picked
+                ],
+                now,
+            )
         elif kind == "seen":  # a run that sees listings unchanged
             self.save(session, [self.active[i] for i in rng.sample(ids, min(30, len(ids)))], now)
         else:
@@ -258,6 +271,27 @@ def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
         settings = replace(SETTINGS, fx_rates={**SETTINGS.fx_rates, "EUR": Decimal("1.15")})
         kept, full = both(session, now, settings)
         assert kept == full, "after the FX rates changed"
+
+
+def test_an_item_seen_on_two_marketplaces_is_ranked_once_as_last_seen(engine):
+    market = Market(7)
+    skus = {s.sku: s for s in load_catalog()}
+    every = RankFilters(limit=10_000, explain=False, kept_out=False)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=60, sold=80)
+        (before,) = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=[every])
+        deal = before.deals[0]
+        item, norm = market.active[deal.item_id]
+        german = replace(item, marketplace="EBAY_DE", currency="EUR", url=item.url + "?de")
+        market.save(session, [(german, norm)], NOW)
+        rows = select(func.count()).where(ListingRow.item_id == item.item_id)
+        assert session.scalar(rows) == 2  # each marketplace's row keeps its own history
+        kept, full = both(session, NOW)
+        assert kept == full
+        (after,) = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=[every])
+    seen = [d for d in after.deals if d.item_id == item.item_id]
+    assert [d.marketplace for d in seen] == ["EBAY_DE"]  # once, as last seen
+    assert len(after.deals) == len(before.deals)
 
 
 def test_a_second_ranking_prices_only_what_changed(engine):
