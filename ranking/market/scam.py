@@ -8,8 +8,9 @@
   with no returns,
   is kept out with its reason: "check before buying: 73 % under A100 SXM4 40GB sales; seller
   has 3 feedback".
-* A seller under ``min_seller_feedback`` with many listings worth a lot together is flagged on
-  every one of them: "new account with 31 listings worth $38,210".
+* A seller with more at stake than its record (listings worth together at least ``[scam]
+  stake_floor`` and ``stake_per_feedback`` per feedback) is flagged on every one of them: "a
+  2-feedback seller lists 31 items worth $38,210 at once".
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class ScamRules:
     sealed: re.Pattern[str]
-    many_listings: int
-    listings_value: Decimal
+    stake_floor: Decimal  # a seller is never flagged for listing less than this together
+    stake_per_feedback: Decimal  # …nor for less than this per feedback (feedback + 1)
+    vouched_feedback: int  # a seller with this much feedback is never flagged
 
 
 @cache
@@ -47,8 +49,9 @@ def load_scam_rules() -> ScamRules:
     phrases = sorted(raw["sealed_phrases"], key=len, reverse=True)
     return ScamRules(
         sealed=re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b", re.I),
-        many_listings=int(raw["many_listings"]),
-        listings_value=Decimal(str(raw["listings_value"])),
+        stake_floor=Decimal(str(raw["stake_floor"])),
+        stake_per_feedback=Decimal(str(raw["stake_per_feedback"])),
+        vouched_feedback=int(raw["vouched_feedback"]),
     )
 
 
@@ -108,17 +111,25 @@ def new_accounts(
     settings: RankSettings,
     rules: ScamRules,
 ) -> dict[str, str]:
-    """Sellers under ``min_seller_feedback`` with many listings worth a lot together, each
-    with the flag's wording. ``listings``: (seller, feedback, quantity, landed unit price)."""
+    """Sellers with more at stake than their record: listings worth together at least
+    ``rules.stake_floor`` and ``rules.stake_per_feedback`` per feedback (feedback + 1), each
+    with the flag's wording. Smooth in feedback, not a cliff: a 2-feedback account is flagged
+    from $5,000 listed, a 17-feedback one from $18,000, a 2,500-feedback one from $2.5 million.
+    ``listings``: (seller, feedback, quantity, landed unit price)."""
     count: dict[str, int] = {}
     worth: dict[str, Decimal] = {}
+    record: dict[str, int] = {}
     for seller, feedback, quantity, unit_price in listings:
-        if not seller or feedback is None or feedback >= settings.min_seller_feedback:
+        if not seller or feedback is None or feedback >= rules.vouched_feedback:
             continue
         count[seller] = count.get(seller, 0) + 1
         worth[seller] = worth.get(seller, Decimal(0)) + unit_price * quantity
+        record[seller] = max(record.get(seller, 0), feedback)  # the same in any order
     return {
-        seller: f"new account with {n} listings worth {fmt.money(worth[seller], settings.currency)}"
+        seller: (
+            f"a {record[seller]:,}-feedback seller lists {n} item{'s' if n != 1 else ''} "
+            f"worth {fmt.money(worth[seller], settings.currency)} at once"
+        )
         for seller, n in count.items()
-        if n >= rules.many_listings and worth[seller] >= rules.listings_value
+        if worth[seller] >= max(rules.stake_floor, rules.stake_per_feedback * (record[seller] + 1))
     }

@@ -166,14 +166,14 @@ def refresh_priced(
 
 def _ended_under(row: ActiveRow, landing: Landing, settings: RankSettings) -> bool:
     """Whether this listing, priced again, has left the priced listings (an auction that
-    ended) while its seller was under ``min_seller_feedback``: the only sellers the
+    ended) while its seller was under ``[scam] vouched_feedback``: the only sellers the
     new-account pattern counts (``ranking.market.scam.new_accounts``)."""
     feedback = row.seller_feedback
     return (
         landing.landed is None
         and bool(row.seller)
         and feedback is not None
-        and feedback < settings.min_seller_feedback
+        and feedback < load_scam_rules().vouched_feedback
     )
 
 
@@ -258,7 +258,7 @@ def _settle_accounts(
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
     kept: dict[int, tuple[str, str | None]] = {}
     for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
-        session, settings.min_seller_feedback
+        session, load_scam_rules().vouched_feedback
     ):
         if listing_id not in todo:
             listings.append((seller, feedback, quantity, price))

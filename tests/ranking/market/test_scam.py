@@ -17,6 +17,7 @@ from tests.support.rows import NOW, active, sales
 
 CATALOG = {s.sku: s for s in load_catalog()}
 A100_PCIE = "nvidia-a100-pcie-40gb"  # no sales of its own in these tests
+H100_NVL = "nvidia-h100-nvl-94gb"
 A100_SXM4 = "nvidia-a100-sxm4-40gb"
 RTX4090 = "nvidia-rtx-4090"
 SXM4_SALES = sales(A100_SXM4, "3900", "4000", "4050", "4100", "4150", "4200", "4300", "4400")
@@ -83,15 +84,30 @@ def test_a_new_account_with_many_expensive_listings_is_flagged_on_each_of_them()
         f.label for d in (*ranking.deals, *ranking.flagged) for f in d.flags
         if f.code == "new_account_pattern"
     ]  # fmt: skip
-    assert labels == ["new account with 10 listings worth $42,000"] * 10
+    assert labels == ["a 2-feedback seller lists 10 items worth $42,000 at once"] * 10
 
 
-def test_a_few_listings_from_a_new_account_are_not_a_pattern():
+def account_flags(feedback: int, count: int, price: str = "4190") -> list[str]:
     rows = [
-        replace(active(A100_SXM4, "4200", seller_feedback=2), seller="n3wseller") for _ in range(9)
+        replace(active(H100_NVL, price, seller_feedback=feedback), seller="acct")
+        for _ in range(count)
     ]
     ranking = rank(rows)
-    assert not any(f.code == "new_account_pattern" for d in ranking.deals for f in d.flags)
+    return [
+        f.label for d in (*ranking.deals, *ranking.flagged) for f in d.flags
+        if f.code == "new_account_pattern"
+    ]  # fmt: skip
+
+
+def test_what_a_seller_puts_at_stake_is_weighed_against_its_record_not_a_cliff():
+    """Ten listings worth $41,900 from a 17-feedback account were no pattern when it took
+    fewer than 10 feedback: now the stake is weighed against the record, smoothly."""
+    assert (
+        account_flags(17, 10) == ["a 17-feedback seller lists 10 items worth $41,900 at once"] * 10
+    )
+    assert account_flags(2, 2) == ["a 2-feedback seller lists 2 items worth $8,380 at once"] * 2
+    assert account_flags(2, 1, price="800") == []  # one modest listing: no pattern
+    assert account_flags(2500, 10) == []  # a long record vouches for as much
 
 
 def test_no_returns_on_a_price_far_under_the_market_is_a_scams_pattern_too():

@@ -375,14 +375,15 @@ def test_on_the_demo_the_kept_ranking_is_the_full_ranking(tmp_path):
 
 
 def test_a_new_accounts_flag_goes_when_one_of_its_auctions_ends_with_nothing_saved(engine):
-    # A seller with 3 feedback and 10 listings worth over $10,000: flagged, until the one
-    # auction among them ends; nothing is saved in between, so only time changes the flag.
+    # A seller with 3 feedback and 5 listings worth $5,500 (over [scam] stake_floor): flagged,
+    # until the one auction among them ends ($4,400 left); nothing is saved in between, so
+    # only time changes the flag.
     norm = default_normalizer().normalize("NVIDIA Tesla V100 SXM2 32GB GPU Accelerator")
     base = Listing(
         item_id="",
         title="NVIDIA Tesla V100 SXM2 32GB GPU Accelerator",
         url="",
-        price=Decimal("1200.00"),
+        price=Decimal("1100.00"),
         currency="USD",
         buying_format=BuyingFormat.BUY_IT_NOW,
         shipping=Decimal(0),
@@ -393,7 +394,7 @@ def test_a_new_accounts_flag_goes_when_one_of_its_auctions_ends_with_nothing_sav
     )
     items = [
         replace(base, item_id=f"77{i:04d}", url=f"https://www.ebay.com/itm/77{i:04d}")
-        for i in range(10)
+        for i in range(5)
     ]
     items[0] = replace(
         items[0], buying_format=BuyingFormat.AUCTION, bids=3, end_time=NOW + timedelta(minutes=30)
