@@ -84,9 +84,12 @@ def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
     replaced sale moves the sales' count or newest id. A few aggregates: instant next to
     loading the auctions themselves.
     """
-    listings = session.execute(
-        select(func.count(), func.max(ListingRow.last_seen), func.max(ListingRow.changed_at))
-    ).one()
+    # One aggregate a statement, so each is read off its index (the newest listing id for the
+    # count: listings are never deleted), not a scan of the table.
+    listings = tuple(
+        session.scalar(select(func.max(column)))
+        for column in (ListingRow.id, ListingRow.last_seen, ListingRow.changed_at)
+    )
     sales = session.execute(select(func.count(), func.max(SaleRow.id))).one()
     newest_observation = session.scalar(select(func.max(ObservationRow.id)))
     return (*listings, *sales, newest_observation)
