@@ -106,8 +106,9 @@ def rank(
         kept_out=False,
     )
     skus = user_skus(settings.catalog_extra)
-    other = _profile_that_ranks(skus.get(sku), filters.profile) if sku else None
-    asked = [filters] + ([replace(filters, profile=other)] if other else [])
+    profile_name = filters.profile or settings.rank.profile
+    other = _profile_that_ranks(skus.get(sku), profile_name) if sku else None
+    asked = [filters] + ([replace(filters, profile=other[0])] if other else [])
     with Session(engine) as session:
         ranking, *elsewhere = rank_stored_many(
             session, skus, settings.rank, now=utcnow(), filters=asked, kept=not recompute
@@ -118,14 +119,8 @@ def rank(
         emit_json([deal_to_json(d, money=float) for d in (*ranking.deals, *flagged, *parts)])
         return
     shown = (*ranking.deals, *flagged, *parts)
-    hidden = _hidden(
-        ranking,
-        list(zip((f.profile or settings.rank.profile for f in asked[1:]), elsewhere, strict=True)),
-        sku=sku,
-        profile=filters.profile or settings.rank.profile,
-        flagged=flagged,
-        parts=parts,
-    )
+    left_out = (*other, elsewhere[0]) if other else None
+    hidden = _hidden(ranking, left_out, sku=sku, profile=profile_name, flagged=flagged, parts=parts)
     if not shown:
         filtered = bool(category or max_price)
         click.echo(hidden or _empty_hint(ranking.skipped, sku=sku, filtered=filtered))
@@ -145,20 +140,23 @@ def rank(
         click.echo(hidden)
 
 
-def _profile_that_ranks(sku: Sku | None, profile: str | None) -> str | None:
-    """When ``profile`` ranks no listing of ``sku``, the first profile that does."""
+def _profile_that_ranks(sku: Sku | None, profile: str) -> tuple[str, str] | None:
+    """When ``profile`` ranks no listing of ``sku``: the first profile that does, and why this
+    one does not."""
     from ranking.profiles import load_profiles
     from ranking.value import profile_leaves_out
 
     profiles = load_profiles().profiles
-    if sku is None or profile is None or not profile_leaves_out(sku, profiles[profile]):
+    reason = profile_leaves_out(sku, profiles[profile]) if sku is not None else None
+    if sku is None or reason is None:
         return None
-    return next((n for n, p in sorted(profiles.items()) if not profile_leaves_out(sku, p)), None)
+    other = next((n for n, p in sorted(profiles.items()) if not profile_leaves_out(sku, p)), None)
+    return (other, reason) if other is not None else None
 
 
 def _hidden(
     ranking: Ranking,
-    elsewhere: Sequence[tuple[str, Ranking]],
+    left_out: tuple[str, str, Ranking] | None,
     *,
     sku: str | None,
     profile: str,
@@ -166,15 +164,11 @@ def _hidden(
     parts: Sequence[Deal],
 ) -> str | None:
     """Why listings of the SKU a user asked for are not in the table, and what shows them:
-    the profile's own limits (``elsewhere``: the ranking under a profile that ranks the SKU),
-    a risk flag, a part (None: nothing of it is hidden)."""
-    from ranking.catalog import load_catalog
-    from ranking.profiles import load_profiles
-    from ranking.value import profile_leaves_out
-
+    the profile's own limits (``left_out``: the profile that ranks the SKU, why this one does
+    not, and the ranking under it), a risk flag, a part (None: nothing of it is hidden)."""
     lines = []
-    for name, other in elsewhere:
-        reason = profile_leaves_out(load_catalog()[str(sku)], load_profiles().profiles[profile])
+    if left_out is not None:
+        name, reason, other = left_out
         if other.deals or other.flagged:
             lines.append(
                 f"The {profile} profile ranks no {sku} listing: {reason}. "
