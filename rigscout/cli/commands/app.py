@@ -85,7 +85,7 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
 
 def exit_code_for(exc: BaseException) -> tuple[int, str]:
     """The exit code and the one line for an exception that ends a command."""
-    if isinstance(exc, KeyboardInterrupt):
+    if isinstance(exc, KeyboardInterrupt) or _interrupted(exc):
         ctx = click.get_current_context(silent=True)
         if ctx is not None and ctx.info_name in SAVING_COMMANDS:
             return (
@@ -116,6 +116,20 @@ def exit_code_for(exc: BaseException) -> tuple[int, str]:
     lines = str(exc).strip().splitlines()
     detail = f": {lines[0]}" if lines else ""
     return EXIT_PARTIAL, f"unexpected {type(exc).__name__}{detail} (run with -vv for details)"
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """An interrupt that reached us wrapped in another error: Python turns a Ctrl-C landing in
+    a class being built (``__set_name__``, as pydantic's models are on first import) into a
+    RuntimeError; the signal handler's flag (``rigscout.cli.interrupts``) says it came."""
+    from rigscout.cli.interrupts import INTERRUPTED
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return INTERRUPTED.is_set()
 
 
 def _is_database_error(exc: BaseException) -> bool:

@@ -411,3 +411,18 @@ def test_the_interrupt_line_speaks_of_searches_only_for_commands_that_save_them(
 
     with click.Context(click.Command(command), info_name=command):
         assert exit_code_for(KeyboardInterrupt()) == (130, line)
+
+
+def test_an_interrupt_python_wrapped_in_another_error_is_still_an_interrupt():
+    """A Ctrl-C landing while pydantic builds a model class reaches us as the RuntimeError
+    "Error calling __set_name__ …", caused by the KeyboardInterrupt (seen in CI at 0.3 s into
+    `rigscout schedule`): exit 130, "interrupted", not "unexpected RuntimeError"."""
+    from rigscout.cli.commands.app import exit_code_for
+
+    class Proxy:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RuntimeError) as caught:
+        type("Model", (), {"field": Proxy()})
+    assert exit_code_for(caught.value) == (130, "interrupted")
