@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import make_url
 
 from core.errors import StoreError
+from db.engine import sqlite_file
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -33,7 +34,7 @@ class Backup:
 
 def backup_sqlite(url: str, target: Path, *, overwrite: bool = False) -> Backup:
     """Copy the SQLite database at ``url`` to ``target`` (a new file) with the online backup."""
-    source = sqlite_path(url)
+    source = sqlite_file(url)
     if source is None:
         raise StoreError("db backup copies a SQLite database; for PostgreSQL use pg_dump")
     if not source.is_file():
@@ -57,18 +58,6 @@ def backup_sqlite(url: str, target: Path, *, overwrite: bool = False) -> Backup:
         partial.unlink(missing_ok=True)
         raise StoreError(f"backup to {target} failed: {exc}") from None
     return Backup(target, target.stat().st_size)
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file of a ``sqlite:///`` URL; None for another database or an in-memory one."""
-    from pathlib import Path
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or not parsed.database:
-        return None
-    if parsed.database == ":memory:":
-        return None
-    return Path(parsed.database)
 
 
 def pg_dump_command(url: str, target: str) -> str:

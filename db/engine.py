@@ -56,7 +56,7 @@ def open_engine(url: str, *, reading: bool = False) -> Engine:
             "(sqlite:///path) or PostgreSQL (postgresql://user@host/dbname) only."
         )
     if parsed.get_backend_name() == "sqlite":
-        path = _sqlite_file(parsed)
+        path = sqlite_file(parsed)
         if reading and path is not None and path.is_file() and not _writable(path):
             return _open_sqlite_read_only(parsed, path)
         engine = _open_sqlite(parsed)
@@ -102,16 +102,23 @@ def _create(url: URL, **kwargs: Any) -> Engine:
 
 
 def _open_sqlite(url: URL) -> Engine:
-    if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
-        _prepare_sqlite_dir(url, Path(url.database))
+    path = sqlite_file(url)
+    if path is not None:
+        _prepare_sqlite_dir(url, path)
     engine = _create(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
     event.listen(engine, "connect", _configure_sqlite_connection)
     return engine
 
 
-def _sqlite_file(url: URL) -> Path | None:
-    database = url.database
-    if not database or database == ":memory:" or database.startswith("file:"):
+def sqlite_file(url: URL | str) -> Path | None:
+    """The file of a SQLite URL (``sqlite:///path``); None for another database, an in-memory
+    one or a ``file:`` URI (which names its own way of opening the file). A string that is not
+    a database URL is a ``StoreError``."""
+    parsed = _parse_url(url) if isinstance(url, str) else url
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database:
+        return None
+    if database == ":memory:" or database.startswith("file:"):
         return None
     return Path(database).expanduser()
 
@@ -188,7 +195,6 @@ def _begin_immediate(connection: Connection) -> None:
 
 
 def _prepare_sqlite_dir(url: URL, path: Path) -> None:
-    path = path.expanduser()
     problem = None
     if path.is_dir():
         problem = f"{path} is a directory"

@@ -187,15 +187,15 @@ def open_existing_store(settings: Settings) -> Engine:
     A database rigscout has not initialised is refused with a pointer to ``rigscout init``,
     and nothing is written to it (no file, no tables).
     """
-    from db.engine import open_engine
+    from db.engine import open_engine, sqlite_file
     from db.revisions import shipped_head, stored_revision
 
     missing = StoreError(
         f"no rigscout database at {masked_db_url(settings.database_url)} yet: "
         "run `rigscout init` (or `rigscout run`) first"
     )
-    sqlite_path = _sqlite_file(settings.database_url)
-    if sqlite_path is not None and not sqlite_path.exists():
+    path = sqlite_file(settings.database_url)
+    if path is not None and not path.exists():
         raise missing
     engine = open_engine(settings.database_url, reading=True)  # a read-only file is read
     revision = stored_revision(engine)
@@ -207,13 +207,6 @@ def open_existing_store(settings: Settings) -> Engine:
 
         upgrade(engine)  # an older rigscout's database: migrate what already is rigscout's
     return engine
-
-
-def _sqlite_file(url: str) -> Path | None:
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or ":memory:" in url or url.startswith(prefix + "file:"):
-        return None
-    return Path(url[len(prefix) :].split("?", 1)[0]).expanduser()
 
 
 def emit_json(value: object) -> None:

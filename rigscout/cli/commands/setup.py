@@ -54,10 +54,11 @@ def _adopt_earlier_runs(url: str) -> Path | None:
     """Runs made before there was a config (the README's demo) stored to the user's data
     folder; a new SQLite database next to the config starts as a copy of that one, so what
     they collected is still there. The earlier file is left as it was."""
-    from db.backup import backup_sqlite, sqlite_path
+    from db.backup import backup_sqlite
+    from db.engine import sqlite_file
     from rigscout.config.load import user_data_database
 
-    target, earlier = sqlite_path(url), user_data_database()
+    target, earlier = sqlite_file(url), user_data_database()
     if target is None or target.exists() or not earlier.is_file():
         return None
     backup_sqlite(f"sqlite:///{earlier}", target)
@@ -84,11 +85,11 @@ def db_backup(app: AppContext, file: Path | None, force: bool) -> None:
     """
     from datetime import datetime
 
-    from db.backup import backup_sqlite, pg_dump_command, sqlite_path
+    from db.backup import backup_sqlite, pg_dump_command
 
     url = app.settings().database_url
     stamp = datetime.now().astimezone().strftime("%Y%m%d-%H%M%S")
-    if sqlite_path(url) is None:
+    if not url.startswith("sqlite"):  # PostgreSQL: the only other store rigscout opens
         target = str(file or f"rigscout-backup-{stamp}.dump")
         click.echo("PostgreSQL is backed up with its own tool; run:")
         click.echo(f"  {pg_dump_command(url, target)}")
