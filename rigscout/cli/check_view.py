@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core import fmt
+from ranking.plan import summary
 from rigscout.cli.render import render_market
+from rigscout.jobs.check import PLAN_TARGETS, PLANS_LOOKED_AT
 
 if TYPE_CHECKING:
     from rigscout.jobs.check import ItemCheck
@@ -49,13 +51,13 @@ def render_check(check: ItemCheck) -> str:
         for hit in check.plans:
             total = fmt.money(hit.plan.total, hit.plan.currency)
             role = "the host" if hit.role == "host" else "a GPU"
-            host = hit.plan.host.name.split(" (")[0]
             lines.append(
                 f"  plan: {role} of plan #{hit.place} for {hit.vram_gb:g} GB VRAM "
-                f"({host} + {hit.plan.cards}x {hit.plan.gpu_name}: {total})"
+                f"({summary(hit.plan)}: {total})"
             )
         if check.view == "deal" and not check.plans:
-            lines.append("  plan: in none of today's five best plans for 32, 64 or 128 GB")
+            sizes = ", ".join(f"{v:g}" for v in PLAN_TARGETS)
+            lines.append(f"  plan: in none of today's {PLANS_LOOKED_AT} best plans for {sizes} GB")
         lines.append(f"  why: {deal.reason}")
     lines.append(f"  {check.url}")
     return "\n".join(lines)

@@ -21,15 +21,16 @@ from ranking.plan import Target
 from ranking.records import RankFilters
 from ranking.titles import user_normalizer, user_skus
 from rigscout.jobs.deals import rank_stored_many
-from rigscout.jobs.plans import build_plans
+from rigscout.jobs.plans import build_plans_for
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
 
     from sqlalchemy.orm import Session
 
     from core.models import Deal, Normalized
+    from ranking.catalog import Sku
     from ranking.plan import Plan
     from rigscout.config.load import Settings
 
@@ -147,12 +148,9 @@ def _check(
     place = next((i for i, d in enumerate(overall, 1) if is_it(d)), None)
     view, deal = "none", None
     if model is not None:
-        for name_, entries in (("deal", model.deals), ("flagged", model.flagged),
-                               ("part", model.parts)):  # fmt: skip
-            found = next((d for d in entries if is_it(d)), None)
-            if found is not None:
-                view, deal = name_, found
-                break
+        views = {"deal": model.deals, "flagged": model.flagged, "part": model.parts}
+        found = ((v, d) for v, entries in views.items() for d in entries if is_it(d))
+        view, deal = next(found, (view, deal))
     model_deals = model.deals if model is not None else ()
     return ItemCheck(
         item_id=stored.item_id,
@@ -168,23 +166,35 @@ def _check(
         deals=len(overall),
         place_in_model=next((i for i, d in enumerate(model_deals, 1) if is_it(d)), None),
         model_deals=len(model_deals),
-        plans=_plans_with(session, settings, stored.item_id, name, now) if view == "deal" else (),
+        plans=(
+            _plans_with(session, settings, stored.item_id, name, now, skus)
+            if view == "deal"
+            else ()
+        ),
     )
 
 
 def _plans_with(
-    session: Session, settings: Settings, item_id: str, profile: str, now: datetime
+    session: Session,
+    settings: Settings,
+    item_id: str,
+    profile: str,
+    now: datetime,
+    skus: Mapping[str, Sku],
 ) -> tuple[PlanHit, ...]:
-    """Where the listing sits in today's best plans for the README's VRAM targets."""
+    """Where the listing sits in today's best plans for the README's VRAM targets (the
+    listings read and priced once for all of them)."""
+    targets = [Target(vram_gb=v, profile=profile, limit=PLANS_LOOKED_AT) for v in PLAN_TARGETS]
     hits: list[PlanHit] = []
-    for vram in PLAN_TARGETS:
-        target = Target(vram_gb=vram, profile=profile, limit=PLANS_LOOKED_AT)
-        for place, plan in enumerate(build_plans(session, settings, target, now), 1):
+    for target, plans in zip(
+        targets, build_plans_for(session, settings, targets, now, skus=skus), strict=True
+    ):
+        for place, plan in enumerate(plans, 1):
             parts: Sequence[tuple[str, str | None]] = [
                 ("host", plan.host.item_id),
                 *(("gpu", g.item_id) for g in plan.gpus),
             ]
             role = next((r for r, item in parts if item == item_id), None)
             if role is not None:
-                hits.append(PlanHit(vram, place, plan, role))
+                hits.append(PlanHit(target.vram_gb, place, plan, role))
     return tuple(hits)

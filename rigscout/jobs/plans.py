@@ -55,19 +55,37 @@ def build_plans(
     skus: Mapping[str, Sku] | None = None,
 ) -> list[Plan]:
     """The best rigs for ``target`` from the stored active listings, best first."""
+    return build_plans_for(session, settings, [target], now, skus=skus)[0]
+
+
+def build_plans_for(
+    session: Session,
+    settings: Settings,
+    targets: Sequence[Target],
+    now: datetime,
+    *,
+    skus: Mapping[str, Sku] | None = None,
+) -> list[list[Plan]]:
+    """The best rigs for each of ``targets``, which share one profile and one workstation:
+    the parts' prices and the listings are read and priced once for all of them."""
+    if len({(t.profile, t.workstation) for t in targets}) > 1:
+        raise ValueError("build_plans_for: the targets must share a profile and a workstation")
     skus = skus if skus is not None else {s.sku: s for s in load_catalog()}
     rules = load_plan_rules()
+    first = targets[0]
     with collector_paused():
         under_way = session.in_transaction()
         parts = load_bom_prices(session, settings.rank, now)
         if not under_way:
             session.commit()  # the read ended, so the ranking may keep its priced rows
-        workstations = [target.workstation] if target.workstation else []
+        workstations = [first.workstation] if first.workstation else []
         view = planner_view(skus, rules, parts, workstations)
-        offers = build_offers(session, settings.rank, target.profile, now, skus=skus, planner=view)
-        return plan_rigs(
-            offers, skus, rules, target, currency=settings.rank.currency, now=now, parts=parts
-        )
+        offers = build_offers(session, settings.rank, first.profile, now, skus=skus, planner=view)
+        currency = settings.rank.currency
+        return [
+            plan_rigs(offers, skus, rules, t, currency=currency, now=now, parts=parts)
+            for t in targets
+        ]
 
 
 def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> PartPrices:

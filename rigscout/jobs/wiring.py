@@ -29,9 +29,11 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
+    from core.settings import CollectorSettings
     from ranking.titles import Normalizer
     from rigscout.config.load import Settings
     from scraper.collect import FetchedPage, PageSource
+    from scraper.pacing import Pacer
 
 
 def normalizer_for(normalizer: Normalizer) -> Callable[[Listing], Normalized]:
@@ -88,19 +90,26 @@ def offline_collector(directory: Path, settings: Settings) -> Collector:
 
 
 @contextlib.contextmanager
-def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
-    """Search pages over HTTP, or the Browse API for active listings when keys are set."""
-    cs = settings.collector
+def polite_fetcher(cs: CollectorSettings, pacer: Pacer | None = None) -> Iterator[PoliteFetcher]:
+    """An HTTP client with the collector's timeout and User-Agent, behind its rate, retries
+    and deadlines (``scraper.http.PoliteFetcher``): what every request to eBay goes through."""
     with httpx.Client(
         timeout=cs.timeout, headers={"User-Agent": cs.user_agent}, follow_redirects=True
     ) as client:
-        # On PostgreSQL every process (workers, cron, the daemon) shares one request rate.
-        pacer = (
-            DatabasePacer(engine, throttle_factor=cs.throttle_factor)
-            if engine.dialect.name == "postgresql"
-            else None
-        )
-        fetcher = PoliteFetcher(client, cs, pacer=pacer)
+        yield PoliteFetcher(client, cs, pacer=pacer)
+
+
+@contextlib.contextmanager
+def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
+    """Search pages over HTTP, or the Browse API for active listings when keys are set."""
+    cs = settings.collector
+    # On PostgreSQL every process (workers, cron, the daemon) shares one request rate.
+    pacer = (
+        DatabasePacer(engine, throttle_factor=cs.throttle_factor)
+        if engine.dialect.name == "postgresql"
+        else None
+    )
+    with polite_fetcher(cs, pacer) as fetcher:
         pages = _page_collector(
             web_page_source(fetcher, base_url=cs.base_url), cs.max_pages, lambda: fetcher.requests
         )
@@ -109,7 +118,7 @@ def web_collector(settings: Settings, engine: Engine) -> Iterator[Collector]:
             return
         with Session(engine) as state_session:
             browse = BrowseClient(
-                client, settings.api, SessionStateStore(state_session), now=utcnow
+                fetcher.client, settings.api, SessionStateStore(state_session), now=utcnow
             )
 
             def collect(

@@ -4,7 +4,6 @@ flags, score and place in today's ranking and plans."""
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
 import click
 
@@ -17,11 +16,6 @@ from rigscout.cli.commands.app import (
     pass_app,
 )
 from rigscout.cli.commands.options import profile_option
-
-if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-
-    from rigscout.config.load import Settings
 
 
 @click.command()
@@ -49,6 +43,7 @@ def check(app: AppContext, item: str, profile: str | None, offline: bool, as_jso
     from core.marketplaces import item_number
     from rigscout.cli.check_view import render_check
     from rigscout.jobs.check import check_item
+    from rigscout.jobs.wiring import polite_fetcher
 
     number = item_number(item)
     if number is None:
@@ -56,7 +51,8 @@ def check(app: AppContext, item: str, profile: str | None, offline: bool, as_jso
     settings = app.settings()
     engine = open_existing_store(settings)
     with contextlib.ExitStack() as stack:
-        fetch = None if offline else stack.enter_context(_page_fetcher(settings))
+        fetcher = None if offline else stack.enter_context(polite_fetcher(settings.collector))
+        fetch = fetcher.fetch_text if fetcher else None
         with Session(engine) as session:
             result = check_item(
                 session, settings, number, now=utcnow(), profile=profile, fetch_page=fetch
@@ -91,21 +87,6 @@ def check(app: AppContext, item: str, profile: str | None, offline: bool, as_jso
         )
         return
     click.echo(render_check(result))
-
-
-@contextlib.contextmanager
-def _page_fetcher(settings: Settings) -> Iterator[Callable[[str], str]]:
-    """GET an item page politely, with the collector's rate, retries and deadline."""
-    import httpx
-
-    from scraper.http import PoliteFetcher
-
-    cs = settings.collector
-    with httpx.Client(
-        timeout=cs.timeout, headers={"User-Agent": cs.user_agent}, follow_redirects=True
-    ) as client:
-        fetcher = PoliteFetcher(client, cs)
-        yield fetcher.fetch_text
 
 
 COMMANDS: tuple[click.Command, ...] = (check,)
