@@ -41,6 +41,17 @@ class SkuName:
         """The name is the catalog id itself (nothing to tell the user)."""
         return self.sku == self.name
 
+    @property
+    def hint(self) -> str:
+        """What to tell someone whose name is not the catalog id: the SKU it means ("did you
+        mean …?"), the SKUs it could mean, or where to see them all."""
+        meant = (self.sku,) if self.sku else self.suggestions
+        if len(meant) == 1:
+            return f"did you mean {meant[0]}?"
+        if meant:
+            return f"it could be any of: {', '.join(meant)}"
+        return "`rigscout catalog` lists them all"
+
 
 def read_sku_name(name: str, catalog: Catalog) -> SkuName:
     key = _words(name)

@@ -43,16 +43,8 @@ def check_references(model: ConfigFile, source: str, *, catalog_extra: Sequence[
     def refuse_skus(where: str, names: list[str]) -> None:
         for name in names:
             if name not in skus:
-                read = read_sku_name(name, catalog)
-                meant = (read.sku,) if read.sku else read.suggestions
-                guess = (
-                    f" (did you mean {meant[0]}?)"
-                    if len(meant) == 1
-                    else f" (one of: {', '.join(meant)})"
-                    if meant
-                    else " (see `rigscout catalog`)"
-                )
-                problems.append(f"{source}: {where}: unknown SKU {name!r}{guess}")
+                hint = read_sku_name(name, catalog).hint
+                problems.append(f"{source}: {where}: unknown SKU {name!r} ({hint})")
 
     known_profiles = f" (the profiles are: {', '.join(sorted(profiles))})"
     known_channels = (

@@ -12,8 +12,6 @@ import click
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from ranking.titles import SkuName
-
 F = TypeVar("F", bound="Callable[..., Any]")
 
 CATEGORIES = ("gpu", "server", "board")
@@ -104,19 +102,8 @@ def resolve_skus(names: Sequence[str], extra: Sequence[Path] = ()) -> tuple[str,
     if unknown:
         from core.errors import ConfigError
 
-        raise ConfigError("; ".join(sku_name_problem(r) for r in unknown))
+        raise ConfigError("; ".join(f"not a catalog SKU: {r.name} ({r.hint})" for r in unknown))
     for r in read:
         if not r.exact:
             click.echo(f"(reading {r.name} as {r.sku})", err=True)
     return tuple(r.sku for r in read if r.sku is not None)
-
-
-def sku_name_problem(read: SkuName) -> str:
-    """ "not a catalog SKU: v100 (it could be any of: …)", with where to see them all."""
-    if len(read.suggestions) == 1:
-        hint = f" (did you mean {read.suggestions[0]}?)"
-    elif read.suggestions:
-        hint = f" (it could be any of: {', '.join(read.suggestions)})"
-    else:
-        hint = " (`rigscout catalog` lists them all)"
-    return f"not a catalog SKU: {read.name}{hint}"

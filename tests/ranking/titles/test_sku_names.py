@@ -67,3 +67,10 @@ def test_a_misspelt_variant_suggests_its_models_skus_closest_first():
 def test_a_name_of_nothing_in_the_catalog_suggests_nothing():
     assert read_sku_name("rtx-9090", CATALOG).suggestions == ()
     assert read_sku_name("banana", CATALOG).sku is None
+
+
+def test_what_a_wrong_name_is_told_is_worded_once_for_the_cli_and_the_config():
+    assert read_sku_name("p40", CATALOG).hint == "did you mean nvidia-tesla-p40?"
+    assert read_sku_name("nvidia-tesla-p4O", CATALOG).hint == "did you mean nvidia-tesla-p40?"
+    assert read_sku_name("a100", CATALOG).hint.startswith("it could be any of: nvidia-a100-")
+    assert read_sku_name("banana", CATALOG).hint == "`rigscout catalog` lists them all"

@@ -207,7 +207,7 @@ def test_bad_configuration_gives_a_clear_error(tmp_path: Path, text: str, messag
         # rules naming things that do not exist
         (
             '[[alerts.rule]]\nsku = "nvidia-tesla-v100-sxm9"\n',
-            "unknown SKU 'nvidia-tesla-v100-sxm9' (one of: nvidia-tesla-v100-sxm2-16gb, "
+            "unknown SKU 'nvidia-tesla-v100-sxm9' (it could be any of: nvidia-tesla-v100-sxm2-16gb, "
             "nvidia-tesla-v100-sxm2-32gb,",
         ),
         ('[[alerts.rule]]\nprofile = "gaming"\n', "unknown profile 'gaming'"),
