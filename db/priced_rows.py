@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
-
-
 _JOINED = ListingRow.id == PricedRow.listing_id
 IS_PRICED = PricedRow.outcome == "priced"
 
