@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.models import EXCLUDE, VERIFY, BuyingFormat, Category, Kind
@@ -357,11 +358,18 @@ def asks(row: ActiveRow) -> bool:
         return False
     if row.seller_feedback is not None and row.seller_feedback <= 0:
         return False
+    return not _title_keeps_out(row.title)
+
+
+@lru_cache(maxsize=65_536)
+def _title_keeps_out(title: str) -> bool:
+    """Whether the title raises a signal that keeps a listing out (read once per title: a
+    ranking asks it of a listing when its SKU's asking prices are gathered and again when its
+    own reference is taken out of them). Headless: "no video" is no fault here; a card's real
+    faults still are."""
     signals = load_signals()
-    # headless: "no video" is no fault here; a card's real faults still are
-    return not any(
-        signals.plain[code].severity == EXCLUDE
-        for code in signals.codes_for(row.title, headless=True)
+    return any(
+        signals.plain[code].severity == EXCLUDE for code in signals.codes_for(title, headless=True)
     )
 
 
