@@ -150,6 +150,11 @@ def offers_from_deals(session: Session, deals: Sequence[Deal]) -> list[Offer]:
     return [offer_from_deal(d, includes.get(d.listing_id, ())) for d in deals]
 
 
+# Flags a plan settles itself, so they are no warning in it: a listing sold without heatsinks
+# gets them on the bill of materials wherever its host needs them (``heatsink`` below).
+SETTLED_BY_PLAN = frozenset({"no_heatsink"})
+
+
 def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
     """The ranker's deal as a listing the planner may buy, at the ranker's landed price."""
     return Offer(
@@ -164,7 +169,9 @@ def offer_from_deal(deal: Deal, includes: Sequence[Included] = ()) -> Offer:
         end_time=deal.end_time,
         freight_estimated=deal.freight_estimated,
         includes=tuple(includes),
-        notes=tuple(f.label for f in deal.flags if f.severity != EXCLUDE),
+        notes=tuple(
+            f.label for f in deal.flags if f.severity != EXCLUDE and f.code not in SETTLED_BY_PLAN
+        ),
         marketplace=deal.marketplace,
         config=deal.config,
         heatsink=module_heatsink(deal.title, (f.code for f in deal.flags)),
