@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -124,9 +125,7 @@ def _told_apart(
 ) -> list[tuple[str, ...]]:
     """Rows whose titles read the same in ``width`` characters start with the item number's
     last digits instead (the number each deal's link below ends with)."""
-    seen: dict[str, int] = {}
-    for cells in rows:
-        seen[cells[2][: width - 1]] = seen.get(cells[2][: width - 1], 0) + 1
+    seen = Counter(cells[2][: width - 1] for cells in rows)
     return [
         (*cells[:2], f"…{deal.item_id[-4:]} {cells[2]}", *cells[3:])
         if seen[cells[2][: width - 1]] > 1
