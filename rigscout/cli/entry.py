@@ -34,18 +34,22 @@ def main() -> None:
     if problem is not None:
         sys.stderr.write(f"Error: {problem}\n")
         sys.exit(EXIT_CONFIG)
-    from rigscout.cli.interrupts import as_interrupt, end_abandoned_work, quiet_about_interrupts
+    from rigscout.cli.interrupts import (
+        catch_interrupts,
+        end_abandoned_work,
+        ignore_interrupts,
+        quiet_about_interrupts,
+    )
     from rigscout.cli.main import cli
 
     # Ctrl-C, a cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command:
     # the run is marked "interrupted", nothing half-saved, exit 130 (the scheduler's daemon
     # sets its own handlers: it finishes the run in progress).
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), as_interrupt)
+    catch_interrupts()
     sys.unraisablehook = quiet_about_interrupts
     try:
         cli()
     except SystemExit as done:  # the command has ended: nothing may keep the process alive
+        ignore_interrupts()
         end_abandoned_work(done.code if isinstance(done.code, int) else EXIT_CONFIG)
         raise

@@ -7,10 +7,32 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import sys
 import threading
 
 INTERRUPTED = threading.Event()  # set by every interrupt, even one Python swallowed
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+_handling = threading.Event()  # set once ``catch_interrupts`` owns this process's signals
+
+
+def catch_interrupts() -> None:
+    """Ctrl-C, a cron job's timeout (SIGTERM) or a closed terminal (SIGHUP) stops a command
+    (``as_interrupt``); called by the ``rigscout`` process itself, never inside a test runner."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, as_interrupt)
+    _handling.set()
+
+
+def ignore_interrupts() -> None:
+    """The command is ending: a further stop signal has nothing left to stop, and raised
+    while the ending is printed or during Python's shutdown it would kill the process (exit
+    -2, the command's own code lost). Only in the ``rigscout`` process (``catch_interrupts``)."""
+    if _handling.is_set():
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def as_interrupt(signum: int, frame: object) -> None:
