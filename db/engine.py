@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -216,12 +217,28 @@ def _prepare_sqlite_dir(url: URL, path: Path) -> None:
 def _configure_sqlite_connection(dbapi_connection: Any, _record: object) -> None:
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(cursor)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
     finally:
         cursor.close()
+
+
+def _switch_to_wal(cursor: sqlite3.Cursor) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting as a busy timeout would: switching the journal
+    needs the file to itself and SQLite answers "database is locked" at once, without its busy
+    handler, while another connection holds a write transaction (another run creating a
+    brand-new database, say)."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_lock_timeout(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _reason(exc: DBAPIError, url: URL) -> str:

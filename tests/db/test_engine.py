@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
+import threading
 
 import pytest
 from sqlalchemy import text
@@ -36,6 +38,26 @@ def test_sqlite_connections_are_configured(tmp_path, pragma, expected):
     with engine.connect() as conn:
         assert conn.execute(text(f"PRAGMA {pragma}")).scalar() == expected
     engine.dispose()
+
+
+def test_a_sqlite_file_another_connection_is_creating_is_opened_once_it_commits(tmp_path):
+    """A brand-new file still in rollback-journal mode while another process writes its first
+    tables: SQLite refuses the switch to WAL at once ("database is locked"), so opening waits
+    for the writer as the busy timeout would instead of failing."""
+    path = tmp_path / "new.db"
+    creator = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    creator.execute("BEGIN IMMEDIATE")
+    creator.execute("CREATE TABLE listings (id INTEGER)")
+    committer = threading.Timer(0.5, creator.execute, ["COMMIT"])
+    committer.start()
+
+    engine = open_engine(f"sqlite:///{path}")
+    committer.join()
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("SELECT count(*) FROM listings")).scalar() == 0
+    engine.dispose()
+    creator.close()
 
 
 AS_ROOT = os.geteuid() == 0

@@ -1,5 +1,5 @@
 """Two runs started together on a brand-new SQLite database: the lock is taken before migrating,
-so the second gets the lock message and exit code 2, never "table … already exists"."""
+so the second gets the lock message and exit code 3, never "table … already exists"."""
 
 from __future__ import annotations
 
