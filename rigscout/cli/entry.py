@@ -48,7 +48,12 @@ def main() -> None:
     catch_interrupts()
     sys.unraisablehook = quiet_about_interrupts
     try:
-        cli()
+        try:
+            cli()
+        except KeyboardInterrupt:  # a second Ctrl-C landing while the first was being reported
+            ignore_interrupts()
+            sys.stderr.write("Error: interrupted\n")
+            sys.exit(EXIT_INTERRUPTED)
     except SystemExit as done:  # the command has ended: nothing may keep the process alive
         ignore_interrupts()
         end_abandoned_work(done.code if isinstance(done.code, int) else EXIT_CONFIG)

@@ -52,18 +52,26 @@ def quiet_about_interrupts(unraisable: sys.UnraisableHookArgs) -> None:
 
 
 def end_abandoned_work(code: int) -> None:
-    """End the process now when a library's worker thread is still blocked after the command
-    ended: apprise gives up waiting on a service after its timeout but leaves the thread that
-    talks to it running, and a server that never finishes its answer would then keep a cron
-    job's process alive for ever (issue #34). Nothing of ours is left to do: the command has
-    returned, its store is closed and its output is flushed here."""
+    """End the process now when it could otherwise end with another code than ``code``, or
+    not at all. Nothing of ours is left to do: the command has returned, its store is closed
+    and its output is flushed here.
+
+    - An interrupt came: CPython may then end the process by sending itself SIGINT (exit -2,
+      ``code`` lost) although the ``KeyboardInterrupt`` was handled and stop signals are
+      ignored (seen with strace after a Ctrl-C that landed while the CLI was importing).
+    - A library's worker thread is still blocked: apprise gives up waiting on a service after
+      its timeout but leaves the thread that talks to it running, and a server that never
+      finishes its answer would then keep a cron job's process alive for ever (issue #34)."""
     main = threading.main_thread()
     stuck = [t for t in threading.enumerate() if t is not main and t.is_alive() and not t.daemon]
-    if not stuck:
+    if not stuck and not INTERRUPTED.is_set():
         return
-    logging.getLogger("rigscout").debug(
-        "ending %d abandoned worker thread(s): %s", len(stuck), ", ".join(t.name for t in stuck)
-    )
+    if stuck:
+        logging.getLogger("rigscout").debug(
+            "ending %d abandoned worker thread(s): %s",
+            len(stuck),
+            ", ".join(t.name for t in stuck),
+        )
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

@@ -15,7 +15,6 @@ import click
 
 from rigscout import __version__
 from rigscout.cli.commands.app import EXIT_ERROR, AppContext, exit_code_for, fail
-from rigscout.cli.interrupts import ignore_interrupts
 from rigscout.cli.logs import setup_logging
 from rigscout.cli.quiet import hold_output, release_output
 from rigscout.jobs.bulk import skip_collection_at_exit
@@ -63,7 +62,6 @@ class RigscoutGroup(click.Group):
             _quiet_stdout()  # the reader (head, less) went away: nothing of ours failed
             sys.exit(0)
         except (Exception, KeyboardInterrupt, click.Abort) as exc:
-            ignore_interrupts()  # a second Ctrl-C must not cut the one line short
             if isinstance(exc, click.Abort):
                 exc = KeyboardInterrupt()
             code, message = exit_code_for(exc)

@@ -29,6 +29,7 @@ from core.errors import (
     StoreError,
 )
 from core.secrets import redact
+from rigscout.cli.interrupts import ignore_interrupts
 from rigscout.config.load import Settings, load_settings, resolve_config_path
 
 if TYPE_CHECKING:
@@ -78,7 +79,9 @@ pass_app = click.make_pass_decorator(AppContext)
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
-    """End the command with one line on stderr and ``code``."""
+    """End the command with one line on stderr and ``code``; from here on a further stop
+    signal is ignored (``ignore_interrupts``): there is nothing left for it to stop."""
+    ignore_interrupts()
     click.echo(f"Error: {redact(message)}", err=True)
     sys.exit(code)
 
