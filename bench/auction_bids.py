@@ -89,7 +89,9 @@ def snapshots_of(
         if left >= history.duration:
             continue
         price, bids = visible_price(history, history.duration - left)
-        shots.append(AuctionSnapshot(price, bids, left, history.final, market, spread))
+        shots.append(
+            AuctionSnapshot(price, bids, left, history.final, market, spread, history.auction_id)
+        )
     return shots
 
 

@@ -31,4 +31,8 @@ def render_prior(model: AuctionModel, *, header: str) -> str:
             lines += ["[[blends]]", f"time = {t}", f"spread = {b}", f"n = {bl.n}"]
             lines += [f"weight = {bl.weight:.2f}", f"low = {math.exp(bl.low):.4f}"]
             lines += [f"high = {math.exp(bl.high):.4f}", ""]
+    for t, widenings in enumerate(model.widenings):
+        for column, w in enumerate(widenings):
+            lines += ["[[widenings]]", f"time = {t}", f"market = {column}", f"n = {w.n}"]
+            lines += [f"by = {math.exp(w.by):.4f}", ""]
     return "\n".join(lines)

@@ -19,11 +19,11 @@ from core.models import EXCLUDE, VERIFY, BuyingFormat, Category, Kind
 from ranking.landed import landed_unit_price, landed_with_freight
 from ranking.market import (
     ServerReferences,
-    bucket_until,
     load_scam_rules,
     nearest_sibling_market,
     new_accounts,
     predict_final,
+    prediction_until,
     scam_reason,
     score_market,
     server_references,
@@ -260,7 +260,7 @@ class Pricer:
             bids=row.bids,
             time_left=time_left if time_left is not None else NO_END,
             market=baseline,
-            spread=market.spread if baseline is not None and market is not None else None,
+            spread=market.known_spread if baseline is not None and market is not None else None,
         )
         return max(auction.mid, price), auction, price
 
@@ -347,7 +347,7 @@ def priced_until(row: ActiveRow, now: datetime) -> datetime | None:
     left, and it ends); None: until the listing or its market changes."""
     if row.buying_format != AUCTION or row.end_time is None:
         return None
-    return bucket_until(row.end_time, now)
+    return prediction_until(row.end_time, now)
 
 
 def asks(row: ActiveRow) -> bool:

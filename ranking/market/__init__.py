@@ -9,11 +9,11 @@ from ranking.market.auction import (
     AuctionModel,
     AuctionPrediction,
     AuctionSnapshot,
-    bucket_until,
     fit_auction_model,
     model_from_json,
     model_to_json,
     predict_final,
+    prediction_until,
 )
 from ranking.market.auction_watch import (
     HISTORY_DAYS,
@@ -54,7 +54,6 @@ __all__ = [
     "ServerReferences",
     "Valuer",
     "WatchedAuction",
-    "bucket_until",
     "fit_auction_model",
     "fit_watched_model",
     "load_scam_rules",
@@ -64,6 +63,7 @@ __all__ = [
     "new_accounts",
     "part_markets",
     "predict_final",
+    "prediction_until",
     "sale_weight",
     "sales_window_days",
     "scam_reason",

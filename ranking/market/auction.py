@@ -1,14 +1,22 @@
 """A running auction's likely final price, learned from auctions watched to their end.
 
 The model learns ``final / current bid`` in buckets of time left × bids so far (the 10th, 50th
-and 90th percentiles: low, mid, high) and, per time left × how tight the SKU's market is, how far
-toward the market median the end moves (a weight between 0 "the bid says it all" and 1 "the
-market does": a tight market of identical cards is worth more than a wide one). A bucket
+and 90th percentiles: low, mid, high; between two buckets' middles drawn from one to the other,
+in steps of a quarter doubling of the time left) and, per time left × how tight the SKU's
+market is, how far toward the market median the end moves (a weight between 0 "the bid says
+it all" and 1 "the market does": a tight market of identical cards is worth more than a wide
+one). A bucket
 with few watched auctions is shrunk toward the prior with the weight of ``STRENGTH`` examples
 (``auction_prior.toml``: the same model learned from 628 real eBay auctions, rebuilt by
 ``python bench/bench_auction.py --write-prior``). A prediction is never under the current bid,
-more time left never lowers it (bidding can only add to a price), and with a market it never
-goes above ``MARKET_CEILING`` times that market.
+more time left never lowers it (bidding can only add to a price), and with a market the likely
+end never goes above ``MARKET_CEILING`` times that market (the range around it moves with it).
+
+The range is then calibrated (split conformal, in ``CALIBRATION_FOLDS`` folds of the auctions
+learned from): per time left × market (its spread, and where the bid stands against it),
+both ends move by what it takes for a fifth of the finals *left out of the fit* to fall
+outside, so "likely $low–$high" holds the end ``COVERAGE`` of the time, as measured by
+``python -m bench auction``.
 """
 
 from __future__ import annotations
@@ -42,6 +50,31 @@ STRENGTH = 20  # a prior bucket counts as this many watched snapshots
 # 1.5x that item's median final price (watches and bundles, unlike identical cards, do).
 MARKET_CEILING = 1.5
 WEIGHTS = tuple(i / 20 for i in range(21))  # the market weights tried when fitting
+COVERAGE = 0.8  # the low–high range holds the final this often
+CALIBRATION_FOLDS = 5
+# Each time bucket's middle in hours left (geometric; the last, open one: twice its edge).
+MIDDLES = tuple(
+    math.sqrt(a * b)
+    for a, b in zip(
+        (TIME_EDGES[0] / 4, *TIME_EDGES), (*TIME_EDGES, 2 * TIME_EDGES[-1]), strict=True
+    )
+)
+# Between the buckets' middles a prediction moves in steps of a quarter doubling of the time
+# left (and at the buckets' edges): 1 h 41 m and 2 h 0 m read alike, 24 h and 2 h do not.
+STEP_EDGES = tuple(
+    sorted(
+        {*TIME_EDGES}
+        | {2 ** (k / 4) for k in range(-12, 40) if MIDDLES[0] <= 2 ** (k / 4) <= MIDDLES[-1]}
+    )
+)
+# Where the bid stands against the market: far under it, under it, at or over it. An hour
+# before the end a bid at 40 % of its market is far less certain than one at 95 % (in the
+# 2003 backtest, before calibration by it, the range held 41 % of the first and 91 % of the
+# second).
+POSITION_EDGES = (0.5, 0.9)
+# The calibration columns: spread class (tight, medium, wide, unknown) x position, then one
+# for an auction with no market.
+NO_MARKET = (len(SPREAD_EDGES) + 2) * (len(POSITION_EDGES) + 1)
 CENT = Decimal("0.01")
 
 
@@ -70,6 +103,7 @@ class AuctionSnapshot:
     final: Decimal
     market: Decimal | None = None  # the SKU's (item's) median final price, when known
     spread: float | None = None  # that market's interquartile range / median
+    auction: str = ""  # which auction it is a moment of: calibration keeps them on one side
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +127,25 @@ class Blend:
 
 
 @dataclass(frozen=True, slots=True)
+class Widening:
+    """In one time-left × market column: how far (ln) the range's low moves down and its high
+    up so that it holds ``COVERAGE`` of the finals left out of the fit (negative: narrows)."""
+
+    by: float
+    n: int = 0
+
+
+NO_WIDENING = Widening(0.0)
+
+
+@dataclass(frozen=True, slots=True)
 class AuctionModel:
-    """``cells[time][bids]`` and ``blends[time][spread]``; ``basis``: what it learned from."""
+    """``cells[time][bids]``, ``blends[time][spread]`` and ``widenings[time][column]`` (spread
+    class × where the bid stands, then ``NO_MARKET``); ``basis``: what it learned from."""
 
     cells: tuple[tuple[Cell, ...], ...]
     blends: tuple[tuple[Blend, ...], ...]
+    widenings: tuple[tuple[Widening, ...], ...]
     basis: str = "prior"
 
     def predict(
@@ -113,19 +161,52 @@ class AuctionModel:
         if current_bid <= 0:
             floor = max(market or current_bid, current_bid)
             return AuctionPrediction(current_bid, floor, floor, self.basis)
-        t, b = time_bucket(time_left), bid_bucket(bids or 0)
-        m = math.log(market / current_bid) if market is not None and market > 0 else None
-        # More time left never lowers the prediction: take the highest of the shorter buckets.
-        raw = [self._raw(i, b, m, spread_bucket(spread)) for i in range(t + 1)]
-        low, mid, high = (max(max(r[k] for r in raw), 0.0) for k in range(3))
-        if m is not None:  # a catalog SKU is a commodity: its auctions end near its market
-            ceiling = max(m + math.log(MARKET_CEILING), 0.0)
-            low, mid, high = (min(x, ceiling) for x in (low, mid, high))
-        mid, high = max(mid, low), max(high, mid, low)
-        cell = self.cells[t][b]
+        t, column, logs = self.uncalibrated(current_bid, bids, time_left, market, spread)
+        widen = self.widenings[t][column].by
+        low = max(logs[0] - widen, 0.0)  # never under the current bid
+        mid = max(logs[1], low)
+        high = max(logs[2] + widen, mid)
+        cell = self.cells[t][bid_bucket(bids or 0)]
         basis = self.basis if cell.n else "prior"
         low_p, mid_p, high_p = (_times(current_bid, x) for x in (low, mid, high))
         return AuctionPrediction(low_p, mid_p, high_p, basis, cell.n)
+
+    def uncalibrated(
+        self,
+        current_bid: Decimal,
+        bids: int | None,
+        time_left: timedelta,
+        market: Decimal | None,
+        spread: float | None,
+    ) -> tuple[int, int, tuple[float, float, float]]:
+        """The time bucket, the calibration column and ln(low, mid, high / current bid) before
+        the widening: what calibration measures."""
+        t, b = time_bucket(time_left), bid_bucket(bids or 0)
+        m = math.log(market / current_bid) if market is not None and market > 0 else None
+        # More time left never lowers the prediction: each bucket's values are the highest of
+        # it and the shorter ones; between two buckets' middles they are drawn from one to
+        # the other, linearly in ln hours, at the middle of the time left's step.
+        reach: list[tuple[float, float, float]] = []
+        for i in range(min(t + 2, len(MIDDLES))):
+            raw = self._raw(i, b, m, spread_bucket(spread))
+            reach.append(raw if not reach else _highest(reach[-1], raw))
+        low, mid, high = reach[t]
+        hours, here = math.log(step_middle(time_left)), math.log(MIDDLES[t])
+        other = t + 1 if hours > here else t - 1
+        if 0 <= other < len(reach):
+            share = min((hours - here) / (math.log(MIDDLES[other]) - here), 1.0)
+            low, mid, high = (
+                a + share * (c - a) for a, c in zip(reach[t], reach[other], strict=True)
+            )
+        if m is None:
+            return t, NO_MARKET, (low, mid, high)
+        # A catalog SKU is a commodity: its auctions end near its market. The ceiling caps the
+        # likely end; the range around it moves down with it (its uncertainty stays).
+        over = mid - max(m + math.log(MARKET_CEILING), 0.0)
+        if over > 0:
+            low, mid, high = low - over, mid - over, high - over
+        position = bisect.bisect_right(POSITION_EDGES, math.exp(-m))  # the bid / the market
+        return t, spread_bucket(spread) * (len(POSITION_EDGES) + 1) + position, (low, mid, high)
 
     def _raw(self, t: int, b: int, market: float | None, s: int) -> tuple[float, float, float]:
         cell = self.cells[t][b]
@@ -140,12 +221,29 @@ def time_bucket(time_left: timedelta) -> int:
     return bisect.bisect_right(TIME_EDGES, time_left.total_seconds() / 3600)
 
 
-def bucket_until(end_time: datetime, now: datetime) -> datetime:
+def step_middle(time_left: timedelta) -> float:
+    """The middle (in hours, geometric) of the step ``time_left`` is in: a prediction reads
+    the time left only through its bucket and this, so it holds for the whole step."""
+    i = bisect.bisect_right(STEP_EDGES, time_left.total_seconds() / 3600)
+    if i == 0:
+        return MIDDLES[0]
+    if i == len(STEP_EDGES):
+        return max(STEP_EDGES[-1], MIDDLES[-1])
+    return math.sqrt(STEP_EDGES[i - 1] * STEP_EDGES[i])
+
+
+def prediction_until(end_time: datetime, now: datetime) -> datetime:
     """Until when a prediction made at ``now`` holds: the moment the time left drops under
-    the next edge of ``time_bucket`` (a prediction reads only the bucket), else the end."""
+    the next edge of its step (``STEP_EDGES``, which include the buckets'), else the end."""
     hours = (end_time - now).total_seconds() / 3600
-    passed = [edge for edge in TIME_EDGES if edge <= hours]
+    passed = [edge for edge in STEP_EDGES if edge <= hours]
     return end_time - timedelta(hours=max(passed)) if passed else end_time
+
+
+def _highest(
+    a: tuple[float, float, float], b: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    return max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])
 
 
 def bid_bucket(bids: int) -> int:
@@ -171,9 +269,35 @@ def fit_auction_model(
     shots = [s for s in snapshots if s.current > 0 and s.final > 0]
     if not shots and prior is None:
         raise ValueError("no finished auctions to learn from, and no prior")
-    cells = _fit_cells(shots, prior)
-    blends = _fit_blends(shots, cells, prior)
-    return AuctionModel(cells, blends, basis or ("watched" if prior else "prior"))
+    seen = [_seen(s) for s in shots]
+    cells = _fit_cells(seen, prior)
+    blends = _fit_blends(seen, cells, prior)
+    widenings = _fit_widenings(shots, seen, prior)
+    return AuctionModel(cells, blends, widenings, basis or ("watched" if prior else "prior"))
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """A snapshot as fitting reads it, computed once: its buckets, its rise and its market."""
+
+    moment: tuple[str, timedelta] | None  # (auction, time left); None: an auction not named
+    time: int
+    bids: int
+    spread: int
+    rise: float  # ln(final / current), never negative
+    market: float | None  # ln(market / current)
+
+
+def _seen(s: AuctionSnapshot) -> _Seen:
+    market = _log_ratio(s.market, s.current) if s.market is not None and s.market > 0 else None
+    return _Seen(
+        (s.auction, s.time_left) if s.auction else None,
+        time_bucket(s.time_left),
+        bid_bucket(s.bids),
+        spread_bucket(s.spread),
+        _rise(s),
+        market,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -194,6 +318,7 @@ def model_to_json(model: AuctionModel) -> dict[str, Any]:
         "basis": model.basis,
         "cells": [[[c.low, c.mid, c.high, c.n] for c in row] for row in model.cells],
         "blends": [[[b.weight, b.low, b.high, b.n] for b in row] for row in model.blends],
+        "widenings": [[[w.by, w.n] for w in row] for row in model.widenings],
     }
 
 
@@ -202,13 +327,16 @@ def model_from_json(data: dict[str, Any]) -> AuctionModel:
     try:
         cells = tuple(tuple(Cell(*c) for c in row) for row in data["cells"])
         blends = tuple(tuple(Blend(*b) for b in row) for row in data["blends"])
+        widenings = tuple(tuple(Widening(*w) for w in row) for row in data["widenings"])
         basis = str(data["basis"])
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a stored auction model ({exc!r})") from None
-    shape = (len(TIME_EDGES) + 1, len(BID_EDGES) + 1, len(SPREAD_EDGES) + 2)
-    if (len(cells), len(cells[0]), len(blends[0])) != shape or len(blends) != shape[0]:
+    times = len(TIME_EDGES) + 1
+    shape = (times, len(BID_EDGES) + 1, len(SPREAD_EDGES) + 2, times, NO_MARKET + 1)
+    found = (len(cells), len(cells[0]), len(blends[0]), len(widenings), len(widenings[0]))
+    if found != shape or len(blends) != times:
         raise ValueError("not a stored auction model (wrong shape)")
-    return AuctionModel(cells, blends, basis)
+    return AuctionModel(cells, blends, widenings, basis)
 
 
 def _model(data: dict[str, Any]) -> AuctionModel:
@@ -220,8 +348,14 @@ def _model(data: dict[str, Any]) -> AuctionModel:
     for bl in data["blends"]:
         spread = (math.log(bl["low"]), math.log(bl["high"]))
         blends[bl["time"]][bl["spread"]] = Blend(bl["weight"], *spread, n=bl["n"])
+    widenings = [[NO_WIDENING] * (NO_MARKET + 1) for _ in range(len(TIME_EDGES) + 1)]
+    for w in data["widenings"]:
+        widenings[w["time"]][w["market"]] = Widening(math.log(w["by"]), n=w["n"])
     return AuctionModel(
-        tuple(tuple(row) for row in cells), tuple(tuple(row) for row in blends), "prior"
+        tuple(tuple(row) for row in cells),
+        tuple(tuple(row) for row in blends),
+        tuple(tuple(row) for row in widenings),
+        "prior",
     )
 
 
@@ -242,13 +376,12 @@ def predict_final(
 _KEYS = ("low", "mid", "high")
 
 
-def _fit_cells(
-    shots: Sequence[AuctionSnapshot], prior: AuctionModel | None
-) -> tuple[tuple[Cell, ...], ...]:
+def _fit_cells(seen: Sequence[_Seen], prior: AuctionModel | None) -> tuple[tuple[Cell, ...], ...]:
     grid: dict[tuple[int, int], list[float]] = {}
-    for s in shots:
-        key = (time_bucket(s.time_left), bid_bucket(s.bids))
-        grid.setdefault(key, []).append(_rise(s))
+    # A moment of an auction counts once, whatever markets it was also seen against.
+    moments = {s.moment: s for s in seen if s.moment is not None}
+    for s in [*moments.values(), *(s for s in seen if s.moment is None)]:
+        grid.setdefault((s.time, s.bids), []).append(s.rise)
     everything = _cell([y for ys in grid.values() for y in ys], None)
     rows = []
     for t in range(len(TIME_EDGES) + 1):
@@ -277,24 +410,23 @@ def _cell(values: list[float], parent: Cell | None) -> Cell:
 
 
 def _fit_blends(
-    shots: Sequence[AuctionSnapshot],
+    seen: Sequence[_Seen],
     cells: tuple[tuple[Cell, ...], ...],
     prior: AuctionModel | None,
 ) -> tuple[tuple[Blend, ...], ...]:
-    unknown = len(SPREAD_EDGES) + 1
+    unknown, every = len(SPREAD_EDGES) + 1, -1
     grid: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
-    for s in shots:
-        if s.market is None or s.market <= 0:
+    for s in seen:
+        if s.market is None:
             continue
-        t = time_bucket(s.time_left)
-        row = (_rise(s), cells[t][bid_bucket(s.bids)].mid, _log_ratio(s.market, s.current))
-        # Every snapshot also teaches the column used when a market's spread is unknown.
-        for column in {spread_bucket(s.spread), unknown}:
-            grid.setdefault((t, column), []).append(row)
-    pool = _blend([x for (_, c), xs in grid.items() if c == unknown for x in xs], None)
+        row = (s.rise, cells[s.time][s.bids].mid, s.market)
+        # Every snapshot also teaches its time left's pool, the parent of its columns.
+        for column in (s.spread, every):
+            grid.setdefault((s.time, column), []).append(row)
+    pool = _blend([x for (_, c), xs in grid.items() if c == every for x in xs], None)
     rows = []
     for t in range(len(TIME_EDGES) + 1):
-        parent = _blend(grid.get((t, unknown), []), prior.blends[t][unknown] if prior else pool)
+        parent = _blend(grid.get((t, every), []), prior.blends[t][unknown] if prior else pool)
         rows.append(
             tuple(
                 _blend(grid.get((t, c), []), prior.blends[t][c] if prior else parent)
@@ -320,6 +452,71 @@ def _blend(rows: list[tuple[float, float, float]], parent: Blend | None) -> Blen
         _shrink(high, parent.high, n),
         n,
     )
+
+
+def _fit_widenings(
+    shots: Sequence[AuctionSnapshot], seen: Sequence[_Seen], prior: AuctionModel | None
+) -> tuple[tuple[Widening, ...], ...]:
+    """Split-conformal calibration of the range: the auctions dealt into
+    ``CALIBRATION_FOLDS`` folds (all of an auction's moments in one, so none is predicted by
+    a model that saw its end); each fold is predicted by the model fitted on the others. A
+    final's score is how far (ln) it fell outside the range, negative inside it; per time left
+    × market column both ends move by the scores' conformal quantile, shrunk toward the
+    prior's (or the time bucket's pool) by ``STRENGTH`` examples."""
+    scores: dict[tuple[int, int], list[float]] = {}
+    order = {a: i for i, a in enumerate(dict.fromkeys(s.auction for s in shots))}
+    folds = CALIBRATION_FOLDS if len(order) >= 2 * CALIBRATION_FOLDS else 0
+    fold = [order[s.auction] % folds if folds else 0 for s in shots]
+    for k in range(folds):
+        train = [x for x, f in zip(seen, fold, strict=True) if f != k]
+        cells = _fit_cells(train, prior)
+        model = AuctionModel(cells, _fit_blends(train, cells, prior), _no_widenings())
+        for s, x, f in zip(shots, seen, fold, strict=True):
+            if f == k:
+                t, column, (low, _, high) = model.uncalibrated(
+                    s.current, s.bids, s.time_left, s.market, s.spread
+                )
+                scores.setdefault((t, column), []).append(max(low - x.rise, x.rise - high))
+    rows = []
+    for t in range(len(TIME_EDGES) + 1):
+        # Without a prior, a column with few auctions is shrunk toward its kind's pool at
+        # that time left: the market columns toward each other, no market toward all.
+        kinds = {
+            "market": [
+                x for (ti, c), xs in scores.items() if ti == t and c < NO_MARKET for x in xs
+            ],
+            "all": [x for (ti, _), xs in scores.items() if ti == t for x in xs],
+        }
+        pools = {kind: _widening(xs, None) for kind, xs in kinds.items()}
+        rows.append(
+            tuple(
+                _widening(
+                    scores.get((t, c), []),
+                    prior.widenings[t][c]
+                    if prior
+                    else pools["all" if c == NO_MARKET else "market"],
+                )
+                for c in range(NO_MARKET + 1)
+            )
+        )
+    return tuple(rows)
+
+
+def _no_widenings() -> tuple[tuple[Widening, ...], ...]:
+    return tuple((NO_WIDENING,) * (NO_MARKET + 1) for _ in range(len(TIME_EDGES) + 1))
+
+
+def _widening(scores: list[float], parent: Widening | None) -> Widening:
+    """The conformal quantile of the scores, shrunk toward ``parent``."""
+    if not scores:
+        return Widening(parent.by) if parent else NO_WIDENING
+    n = len(scores)
+    # The ceil((n + 1)(1 - a))-th smallest score holds 1 - a of new cases (split conformal).
+    rank = min(math.ceil((n + 1) * COVERAGE), n) - 1
+    by = sorted(scores)[rank]
+    if parent is None:
+        return Widening(by, n)
+    return Widening(_shrink(by, parent.by, n), n)
 
 
 def _errors(rows: list[tuple[float, float, float]]) -> NDArray[np.float64]:

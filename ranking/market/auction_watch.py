@@ -92,8 +92,12 @@ def watched_snapshots(
                 continue
             market = markets.before(final.sku, seen.observed_at.date())
             left = auction.end_time - seen.observed_at
-            median, spread = (market.median, market.spread) if market else (None, None)
-            shots.append(AuctionSnapshot(now, seen.bids or 0, left, end, median, spread))
+            median, spread = (market.median, market.known_spread) if market else (None, None)
+            shots.append(
+                AuctionSnapshot(
+                    now, seen.bids or 0, left, end, median, spread, str(auction.listing_id)
+                )
+            )
     return shots
 
 

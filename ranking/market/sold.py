@@ -38,6 +38,9 @@ PRESUMED_WEIGHT = Decimal("0.5")
 OUTLIER_MADS = 3.0
 OUTLIER_MIN_RATIO = 1.35  # never drop a price within 35 % of the median
 MAX_STRONG_SPREAD = 0.5  # interquartile range over median
+# Fewer sold prices than this tell a median but not how widely prices spread: the auction
+# model then reads the market as one whose spread is unknown, with a wider range.
+SPREAD_MIN_SALES = 8
 EVIDENCE_WEIGHT = {"strong": 1.0, "thin": 0.5, "pooled": 0.35, "asking": 0.25, "none": 0.0}
 
 
@@ -64,6 +67,14 @@ class Market:
     def spread(self) -> float:
         """Interquartile range as a share of the median (0.2 = quartiles 20 % apart)."""
         return float((self.q3 - self.q1) / self.median) if self.median > 0 else 0.0
+
+    @property
+    def known_spread(self) -> float | None:
+        """The spread, when enough sales show it (``SPREAD_MIN_SALES``); None for a thin or
+        asking market."""
+        if self.source != "sold" or self.count < SPREAD_MIN_SALES:
+            return None
+        return self.spread
 
     @property
     def weight(self) -> float:

@@ -6,7 +6,7 @@ command: at a million listings, most of a minute. Here the priced listings are k
 
 1. prices the listings whose row is out of date: new, a new price or a changed listing, a
    changed basis (rules, settings, FX, catalog, ignores: ``ranking.kept.digest.pricing_basis``), an
-   auction whose time bucket has moved (``ranking.rank.priced_until``);
+   auction whose time left has moved to the next step (``ranking.rank.priced_until``);
 2. when something was saved since the last ranking (or it is another day, or another basis),
    computes the markets from the sales and the asking prices (the kept landed prices of the
    others, the fresh ones of these) and prices again the listings whose markets moved
@@ -303,7 +303,7 @@ def _row(
     if landing.part_price is not None:
         found["unit_price"] = str(landing.part_price)
     if landing.outcome in ("priced", "no_fx_rate"):
-        # Time moves a running auction's price to the next bucket, and ends it: an unpriced
+        # Time moves a running auction's price to the next step, and ends it: an unpriced
         # one too (it is then counted as ended, not as missing a rate).
         found["valid_until"] = priced_until(row, pricer.now)
     if landing.landed is None:
