@@ -92,7 +92,9 @@ def plan_rigs(
     plans = [
         build_plan(
             rig,
-            [originals[o.listing_id] for o in bought],
+            _say_safer(
+                [originals[o.listing_id] for o in bought], by_gpu.get(rig.gpu.sku, ()), rules
+            ),
             rules,
             target,
             currency=currency,
@@ -120,6 +122,7 @@ def _cheapest_rigs(
     most GPUs any candidate host takes (the knapsack tables' size)."""
     limit = target.max_auctions
     tables: dict[tuple[str, str], list[list[Found | None]]] = {}
+    real: dict[tuple[str, str], dict[int, Decimal]] = {}  # what each listing costs, unweighed
     best: dict[PlanKey, tuple[Rig, tuple[Offer, ...], Decimal]] = {}
     for host, gpu_sku in fitting:
         host_auctions = 1 if limit is not None and host.offer and host.offer.auction else 0
@@ -128,8 +131,11 @@ def _cheapest_rigs(
         # hosts alike in which modules need a heatsink share one knapsack table
         if (gpu_sku, host.heatsinks) not in tables:
             priced = _with_heatsinks(by_gpu.get(gpu_sku, []), host, parts)
-            tables[gpu_sku, host.heatsinks] = cheapest_sets(priced, most, limit)
+            real[gpu_sku, host.heatsinks] = {o.listing_id: o.price for o in priced}
+            weighed = [_weighed_for_trust(o, rules) for o in priced]
+            tables[gpu_sku, host.heatsinks] = cheapest_sets(weighed, most, limit)
         table = tables[gpu_sku, host.heatsinks][(limit - host_auctions) if limit is not None else 0]
+        prices = real[gpu_sku, host.heatsinks]
         extras = host.price + bom_total(host_bom(host, parts))
         key = plan_key(host, gpu_sku)
         for added in range(min(host.free_slots + 1, len(table))):
@@ -137,12 +143,53 @@ def _cheapest_rigs(
             rig = check_rig(host, skus[gpu_sku], added, target, rules) if found else None
             if found is None or rig is None:
                 continue
-            cost = extras + found[0]
-            if target.budget is not None and cost > target.budget:
+            paid = extras + sum((prices[o.listing_id] for o in found[1]), ZERO)
+            if target.budget is not None and paid > target.budget:
                 continue
-            if key not in best or cost < best[key][2]:
-                best[key] = (rig, found[1], cost)
+            if key not in best or extras + found[0] < best[key][2]:
+                best[key] = (rig, found[1], extras + found[0])
     return best
+
+
+def _weighed_for_trust(offer: Offer, rules: PlanRules) -> Offer:
+    """A GPU listing as the search weighs it: a risky seller's (``rules.seller_risk``) at
+    ``1 + rules.trust_margin`` times its price, so it is bought only where a trusted seller's
+    costs more than the margin above it; the plan pays and shows the real price."""
+    if not _risky_offer(offer, rules):
+        return offer
+    return replace(offer, unit_price=offer.unit_price * Decimal(str(1 + rules.trust_margin)))
+
+
+def _say_safer(bought: list[Offer], offers: Sequence[Offer], rules: PlanRules) -> list[Offer]:
+    """Each risky GPU listing bought, with what the cheapest trusted listing of the same SKU
+    left unbought (fixed price for fixed price, auction for auction, with its heatsink or
+    without as the risky one) would cost more."""
+    taken = {o.listing_id for o in bought}
+    said = []
+    for o in bought:
+        safe = [
+            x
+            for x in offers
+            if x.listing_id not in taken
+            and (x.auction, x.heatsink) == (o.auction, o.heatsink)
+            and not _risky_offer(x, rules)
+        ]
+        if _risky_offer(o, rules) and safe:
+            other = min(safe, key=lambda x: (x.unit_price, x.listing_id))
+            extra = ((other.unit_price - o.unit_price) * o.units).quantize(CENT)
+            note = f"the same GPU from {_seller(other)}: +${extra} (item {other.item_id})"
+            o = replace(o, notes=(*o.notes, note))
+        said.append(o)
+    return said
+
+
+def _seller(offer: Offer) -> str:
+    feedback = offer.seller_feedback
+    return f"a {feedback:,}-feedback seller" if feedback is not None else "a trusted seller"
+
+
+def _risky_offer(offer: Offer, rules: PlanRules) -> bool:
+    return bool(rules.seller_risk & set(offer.flags))
 
 
 def planner_view(
@@ -236,7 +283,7 @@ def candidate_hosts(
 
 
 def _risky(host: Host, rules: PlanRules) -> bool:
-    return host.offer is not None and bool(rules.seller_risk & set(host.offer.flags))
+    return host.offer is not None and _risky_offer(host.offer, rules)
 
 
 def _trusted_choice(
@@ -264,9 +311,7 @@ def _trusted_choice(
             f"(item {cheapest.offer.item_id})"
         )
         return replace(host, offer=replace(host.offer, notes=(*host.offer.notes, note)))
-    feedback = host.offer.seller_feedback
-    seller = f"a {feedback:,}-feedback seller" if feedback is not None else "a trusted seller"
-    note = f"the same machine from {seller}: +${extra} (item {host.offer.item_id})"
+    note = f"the same machine from {_seller(host.offer)}: +${extra} (item {host.offer.item_id})"
     return replace(cheapest, offer=replace(cheapest.offer, notes=(*cheapest.offer.notes, note)))
 
 

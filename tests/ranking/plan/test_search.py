@@ -359,3 +359,33 @@ def test_a_new_accounts_server_heads_no_plan_while_a_trusted_one_is_close(
     host = {"risky": risky, "trusted": trusted}[chosen]
     assert best.host.item_id == host.item_id
     assert any(note in w for w in best.warnings)
+
+
+@pytest.mark.parametrize(
+    ("risky_price", "bought_risky", "note"),
+    [
+        ("150", 0, None),  # $150 x 1.2 = $180: the trusted $170 cards are bought
+        ("100", 2, "the same GPU from a 5,210-feedback seller: +$70.00"),
+    ],
+    ids=["within the margin", "beyond it"],
+)
+def test_gpus_from_a_new_account_are_bought_only_when_far_cheaper(
+    risky_price: str, bought_risky: int, note: str | None
+):
+    """`plan --vram 64` bought two V100s from a 2-feedback new account while trusted sellers
+    offered the same module for a little more: GPU listings follow the hosts' [trust] rule,
+    and a risky card still bought says what the safer one costs."""
+    host = offer(T181, "900", seller_feedback=12104)
+    risky = [
+        offer(V100_SXM2, risky_price, flags=NEW_ACCOUNT, seller_feedback=2) for _ in range(2)
+    ]
+    trusted = [offer(V100_SXM2, "170", seller_feedback=5210) for _ in range(4)]
+    (best, *_) = plans_for([host, *risky, *trusted], vram_gb=64)
+    risky_ids = {o.item_id for o in risky}
+    bought = [p for p in best.parts if p.role == "gpu"]
+    assert sum(p.units for p in bought if p.item_id in risky_ids) == bought_risky
+    assert best.total == Decimal(900) + sum(p.price for p in bought)  # the real prices
+    if note is not None:
+        assert any(note in w for w in best.warnings)
+    else:
+        assert not any("feedback seller" in w for w in best.warnings)
