@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.models import Category, ServerConfig
-from ranking.plan.records import BomLine, PartPrices
+from ranking.plan.records import BomLine, PartOffer, PartPrices
 from ranking.titles import HEATSINK, POWER_SHELF, read_title
 
 if TYPE_CHECKING:
@@ -29,7 +29,8 @@ CENT = Decimal("0.01")
 
 
 def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
-    """What the host needs besides GPUs: its power shelf, CPUs and RAM, where not included."""
+    """What the host needs besides GPUs: its power shelf, its PSUs where the listing says it
+    comes without them, CPUs and RAM, where not included."""
     offer = host.offer
     if offer is None:
         return ()  # your own workstation runs already
@@ -37,6 +38,9 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
     lines = []
     if host.needs_power_shelf:
         lines.append(_bought(POWER_SHELF, 1, prices))
+    psus = prices.table.psus.get(host.family)
+    if config is not None and config.psus == 0 and psus is not None:
+        lines.append(_bought(*psus, prices))
     platform = prices.table.platform(host.family)
     if platform is not None and not (config and config.cpus):
         cpus = prices.table.bom_cpus
@@ -92,43 +96,35 @@ def needs_heatsink(host: Host, module: str) -> bool:
 
 
 def heatsink_line(count: int, prices: PartPrices) -> BomLine | None:
-    """``count`` heatsinks from the listing of ``PartPrices.heatsink``, its lots bought whole
-    (two from a lot of four cost the four, and the bill says two are spare); without one, at
-    the market's or the estimate's unit price. The search ranks rigs at the linear unit
-    price; the bill is what the buyer pays."""
-    if not count:
-        return None
-    unit, listing = prices.heatsink()
-    label = f"{count} SXM2 heatsinks"
-    if listing is not None:
-        lots = -(-count // max(listing.units, 1))
-        spare = lots * listing.units - count
-        price = (listing.price * lots).quantize(CENT)
-        whole = f"a lot of {listing.units}" if lots == 1 else f"{lots} lots of {listing.units}"
-        note = f"{whole}, bought whole: {spare} spare" if spare else ""
-        return BomLine(label, count, price, "listing", listing.item_id, listing.url, note)
-    price = (unit * count).quantize(CENT)
-    source = prices.unit(HEATSINK)[1]
-    note = prices.table.parts[HEATSINK].source if source == "estimate" else ""
-    return BomLine(label, count, price, source, note=note)
+    """``count`` heatsinks, bought as ``_bought`` buys any part. The search ranks rigs at
+    the cheapest listing's unit price (``PartPrices.heatsink``); the bill is what the buyer
+    pays."""
+    return _bought(HEATSINK, count, prices, label=f"{count} SXM2 heatsinks") if count else None
 
 
-def _bought(code: str, count: int, prices: PartPrices) -> BomLine:
-    """``count`` of a part: from the cheapest listing holding enough, else at its unit price."""
+def _bought(code: str, count: int, prices: PartPrices, *, label: str = "") -> BomLine:
+    """``count`` of a part from the listing that covers them cheapest, its lots bought whole
+    (two heatsinks from a lot of four cost the four, and the bill says two are spare; four
+    PSUs from lots of two: two lots), else at the part's market or estimate unit price."""
     part = prices.table.parts[code]
-    listings = [o for o in prices.offers.get(code, ()) if o.units >= count]
+    label = label or (part.name if count == 1 else f"{count}x {part.name}")
+    listings = prices.offers.get(code, ())
     if listings:
-        best = min(listings, key=lambda o: (o.price, o.listing_id))
-        price = best.price.quantize(CENT)  # a lot is bought whole
-        spare = best.units - count
-        note = f"a lot of {best.units}, bought whole: {spare} spare" if spare else ""
-        return BomLine(
-            part.name, count, price, "listing", best.item_id, best.url, note, part.instead
-        )
+
+        def lots(o: PartOffer) -> int:
+            return -(-count // max(o.units, 1))
+
+        best = min(listings, key=lambda o: (o.price * lots(o), o.listing_id))
+        n = lots(best)
+        price = (best.price * n).quantize(CENT)
+        spare = n * best.units - count
+        whole = f"a lot of {best.units}" if n == 1 else f"{n} lots of {best.units}"
+        note = f"{whole}, bought whole: {spare} spare" if spare else (whole if n > 1 else "")
+        return BomLine(label, count, price, "listing", best.item_id, best.url, note, part.instead)
     unit, source = prices.unit(code)
     note = part.source if source == "estimate" else ""
     price = (unit * count).quantize(CENT)
-    return BomLine(part.name, count, price, source, note=note, instead=part.instead)
+    return BomLine(label, count, price, source, note=note, instead=part.instead)
 
 
 def bom_total(lines: Sequence[BomLine]) -> Decimal:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -110,6 +110,7 @@ class PartsTable:
     bom_cpus: int
     bom_ram_gb: int
     drive_per_tb: Mapping[str, Decimal]  # "nvme", "ssd", "sas", "sata", "hdd" -> per TB
+    psus: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # family -> part, count
 
     def drives_price(self, drives: str) -> Decimal | None:
         """The estimate for drives as a title words them ("2x 1.6TB NVMe"); None when the
@@ -170,6 +171,7 @@ def load_parts() -> PartsTable:
         int(bom["cpus"]),
         int(bom["ram_gb"]),
         drives,
+        {family: (str(p["part"]), int(p["count"])) for family, p in data["psus"].items()},
     )
 
 
@@ -240,7 +242,7 @@ def parse_part(title: str, parts: Iterable[Part]) -> str | None:
     normalizer's lot count, as for any listing."""
     text = " ".join(match_form(title).lower().split())
     for part in parts:
-        if all(w in text for w in part.words) and (
+        if all(any(a in text for a in w.split("|")) for w in part.words) and (
             not part.any or any(w in text for w in part.any)
         ):
             return part.code

@@ -12,7 +12,7 @@ from ranking.plan.records import Offer, PartOffer, PartPrices, Target
 from ranking.plan.render import render_bom_line, render_plan_json, render_plans_text
 from ranking.plan.rules import load_plan_rules
 from ranking.plan.search import plan_rigs
-from ranking.titles.server_config import load_parts, parse_server_config
+from ranking.titles.server_config import load_parts, parse_part, parse_server_config
 from tests.support.rows import NOW
 
 SKUS = {s.sku: s for s in load_catalog()}
@@ -145,3 +145,61 @@ def test_split_root_is_never_named_as_a_merit():
     rtx = [offer("nvidia-rtx-3090", "640") for _ in range(3)]
     plans = plans_for([host, *cards, *rtx], vram_gb=64, limit=5)
     assert plans and all("split (dual-root)" not in p.explanation for p in plans)
+
+
+ESC4000 = "asus-esc4000-g3"
+P40 = "nvidia-tesla-p40"
+
+
+def _esc4000_plan(title: str, prices: PartPrices) -> object:
+    host = offer(ESC4000, "300", config=parse_server_config(title))
+    cards = [offer(P40, "200") for _ in range(2)]
+    (plan, *_) = plans_for([host, *cards], prices, vram_gb=48)
+    return plan
+
+
+def test_a_host_sold_without_its_psus_gets_them_from_lots_bought_whole():
+    """A barebone "no PSU" got CPUs, RAM and heatsinks but never power supplies, although a
+    lot of them was in the store: the ESC4000 runs on two (1+1), bought from lots of two."""
+    lot_of_two = part("psu-asus-esc4000", "62.70", 2)  # $125.40 a lot
+    prices = PartPrices(load_parts(), {"psu-asus-esc4000": [lot_of_two]})
+    plan = _esc4000_plan("ASUS ESC4000 G3 barebone server no PSU no CPU no RAM", prices)
+
+    (psus,) = [b for b in plan.bom if "PSU" in b.item]  # type: ignore[attr-defined]
+    assert (psus.units, psus.price, psus.item_id) == (2, Decimal("125.40"), lot_of_two.item_id)
+    assert psus.item == "2x Asus ESC4000 1600 W PSU"
+    with_psus = _esc4000_plan("ASUS ESC4000 G3 barebone server 2x 1600W PSU", prices)
+    assert not [b for b in with_psus.bom if "PSU" in b.item]  # type: ignore[attr-defined]
+    assert plan.total - with_psus.total == Decimal("125.40")  # type: ignore[attr-defined]
+
+
+def test_psus_in_lots_too_small_are_bought_as_several_lots_and_a_big_lot_whole():
+    four = part("psu-supermicro-4u", "46.75", 4)  # $187 a lot of four
+    pairs = part("psu-supermicro-4u", "60", 2)  # $120 a pair: two pairs cost $240
+    host = offer(
+        "supermicro-sys-4028gr-trt",
+        "500",
+        config=parse_server_config("Supermicro SYS-4028GR-TRT barebone without power supplies"),
+    )
+    cards = [offer(P40, "200") for _ in range(2)]
+    prices = PartPrices(load_parts(), {"psu-supermicro-4u": [pairs, four]})
+    (plan, *_) = plans_for([host, *cards], prices, vram_gb=48)
+
+    (psus,) = [b for b in plan.bom if "PSU" in b.item]
+    assert (psus.units, psus.price, psus.item_id) == (4, Decimal("187.00"), four.item_id)
+    only_pairs = PartPrices(load_parts(), {"psu-supermicro-4u": [pairs]})
+    (plan, *_) = plans_for([host, *cards], only_pairs, vram_gb=48)
+    (psus,) = [b for b in plan.bom if "PSU" in b.item]
+    assert (psus.price, psus.note) == (Decimal("240.00"), "2 lots of 2")
+
+
+def test_a_psu_lot_reads_as_the_part_its_host_takes():
+    parts = load_parts().parts.values()
+    assert parse_part(
+        "Supermicro 4028GR-TRT 2000W PWS-2K04A-1R Power Supply (Lot of 4)", parts
+    ) == ("psu-supermicro-4u")
+    assert parse_part("ASUS ESC4000 G4 1600W 80+ Platinum PSU (Lot of 2)", parts) == (
+        "psu-asus-esc4000"
+    )
+    assert parse_part("Dell PowerEdge C4140 2400W power supply", parts) == "psu-server-2000w"
+    assert parse_part("ASUS ESC4000 G3 Rail Kit", parts) is None

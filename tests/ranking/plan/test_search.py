@@ -376,9 +376,7 @@ def test_gpus_from_a_new_account_are_bought_only_when_far_cheaper(
     offered the same module for a little more: GPU listings follow the hosts' [trust] rule,
     and a risky card still bought says what the safer one costs."""
     host = offer(T181, "900", seller_feedback=12104)
-    risky = [
-        offer(V100_SXM2, risky_price, flags=NEW_ACCOUNT, seller_feedback=2) for _ in range(2)
-    ]
+    risky = [offer(V100_SXM2, risky_price, flags=NEW_ACCOUNT, seller_feedback=2) for _ in range(2)]
     trusted = [offer(V100_SXM2, "170", seller_feedback=5210) for _ in range(4)]
     (best, *_) = plans_for([host, *risky, *trusted], vram_gb=64)
     risky_ids = {o.item_id for o in risky}
