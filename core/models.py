@@ -161,6 +161,7 @@ class ServerConfig:
                 ("CPUs", not self.cpus),
                 ("RAM", not self.ram_gb),
                 ("heatsinks", sxm and self.heatsinks != "yes"),
+                ("PSUs", self.psus == 0),  # the title says none (unknown is not "none")
             )
             if none
         ]

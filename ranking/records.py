@@ -124,6 +124,7 @@ class PlannerView:
     heatsink: float  # what a module's heatsink adds to its unit price
     modules: tuple[str, ...]  # the GPU SKUs a heatsink may be bought for
     rare: int = 0  # every listing of a SKU with at most this many (the report's rare hardware)
+    trust_margin: float = 0.0  # how much more a risky seller's card weighs (plan.toml [trust])
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,7 +129,9 @@ def plannable(
 
     - GPUs: the planner buys only the cheapest ``slots // lot size`` listings of each SKU, lot
       size and format (``ranking.plan.cheapest``), after adding a heatsink to each module not
-      sold with one where the host needs them: those cheapest both ways are kept.
+      sold with one where the host needs them, and weighing a risky seller's at
+      ``1 + view.trust_margin`` times its price: those cheapest both ways are kept, and one
+      more of the sellers without a risk flag (the safer card a plan names beside a risky one).
     - Hosts: of the listings alike in SKU, lot, format and class (``plan_bom.host_class``: the
       GPUs, heatsinks and bill of materials), a plan takes the cheapest, or the cheapest from a
       seller without a risk flag when it costs little more (``candidate_hosts``): both kept.
@@ -151,8 +153,13 @@ def plannable(
     group = among & gpu & (per_lot > 0)
     lots: tuple[NDArray[Any], ...] = (columns.sku, columns.units, columns.auction)
     module = np.array([c in view.modules for c in codes])[columns.sku]
-    for price in (landed, landed + np.where(module & (columns.kind != 1), view.heatsink, 0.0)):
+    weighed = landed * np.where(columns.risky, 1 + view.trust_margin, 1.0)
+    trusted = group & ~columns.risky
+    heatsink = np.where(module & (columns.kind != 1), view.heatsink, 0.0)
+    for price in (weighed, weighed + heatsink * np.where(columns.risky, 1 + view.trust_margin, 1)):
         keep |= group & (price <= _nth_cheapest(price, per_lot, group, lots) + CENT)
+    for price in (landed, landed + heatsink):
+        keep |= trusted & (price <= _nth_cheapest(price, per_lot + 1, trusted, lots) + CENT)
     # hosts: the cheapest of each group (its bill of materials is the same), and its cheapest
     # from a seller without a risk flag, which a plan buys instead when it costs little more
     group = among & ~gpu

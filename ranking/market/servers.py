@@ -106,12 +106,12 @@ class Reference:
             what = "chassis" if self.basis == "market" else "asking"
             said = f"the {what} median of {money(built)}"
         else:
-            parts = [
-                f"{line.label} {money(line.amount)}" + _SOURCE_NOTES.get(line.source, "")
-                for line in self.lines[1:]
-            ]
-            parts.insert(0, f"{self.lines[0].label} {money(self.lines[0].amount)}")
-            said = f"{' + '.join(parts)} = {money(built)}"
+            said = f"{self.lines[0].label} {money(self.lines[0].amount)}"
+            for line in self.lines[1:]:
+                sign = "−" if line.amount < 0 else "+"
+                note = _SOURCE_NOTES.get(line.source, "")
+                said += f" {sign} {line.label} {money(abs(line.amount))}{note}"
+            said += f" = {money(built)}"
         if not self.twins:
             return said
         low, high = min(self.twins), max(self.twins)
@@ -243,6 +243,10 @@ class Valuer:
             found.append(self.part_line(HEATSINK, slots, f"{slots} heatsinks"))
         if config.power_shelf:
             found.append(self.part_line(POWER_SHELF, 1, "power shelf"))
+        psus = self.table.psus.get(sku.family or "")
+        if config.psus == 0 and psus is not None:  # a chassis sells with its PSUs: not this one
+            line = self.part_line(psus[0], psus[1], f"its {psus[1]} PSUs (not included)")
+            found.append(replace(line, amount=-line.amount))
         platform = self.table.platform(sku.family or "")
         if platform is not None and config.cpus:
             label = f"{config.cpus} CPUs" if config.cpus > 1 else "1 CPU"

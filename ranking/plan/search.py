@@ -204,7 +204,9 @@ def planner_view(
     slots = [w.gpu_slots for w in (rules.workstation, *workstations)]
     slots += [s.gpu_slots for s in skus.values() if s.category is not Category.GPU and s.gpu_slots]
     modules = tuple(sorted(s.sku for s in skus.values() if s.needs_host))  # SXM: a heatsink each
-    return PlannerView(max(slots), float(parts.heatsink()[0]), modules)
+    return PlannerView(
+        max(slots), float(parts.heatsink()[0]), modules, trust_margin=rules.trust_margin
+    )
 
 
 PlanKey = tuple[str, str, bool]

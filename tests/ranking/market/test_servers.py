@@ -251,3 +251,16 @@ def test_one_misread_sale_never_becomes_a_parts_price():
     three = part_markets(_heatsinks("54", "815", "41", "47"), settings, now=NOW, table=table)
     assert three == {"sxm2-heatsink": Decimal("47.00")}  # $815 left out, three near sales
     assert part_markets(_heatsinks("41", "47"), settings, now=NOW, table=table) == {}
+
+
+def test_a_server_sold_without_its_psus_is_compared_with_a_chassis_less_its_psus():
+    """A barebone "no PSU" looked far under its chassis' market, which sells with its PSUs:
+    the reference takes the PSUs its family runs on (four for a 4028GR) out, and says so."""
+    chassis = sales(TRT, "700", "740", "780", title="Supermicro SYS-4028GR-TRT Barebone")
+    bare = server(TRT, "500", "Supermicro SYS-4028GR-TRT barebone no PSU", shipping="0")
+    (deal,) = rank([bare], chassis).deals
+
+    assert deal.baseline == Decimal("552.00")  # $740 less 4 PSUs at the $47 estimate
+    assert deal.config_text == "barebone: no CPUs, RAM or PSUs"
+    assert "− its 4 PSUs (not included) $188.00 (estimate) = $552.00" in deal.reason
+    assert deal.discount is not None and round(deal.discount, 2) == 0.09  # not 32 % under
