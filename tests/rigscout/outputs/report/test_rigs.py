@@ -101,7 +101,7 @@ def test_a_saved_plan_replaces_the_default_targets(tmp_path):
     parts = sum(
         Decimal(re.findall(r"\$([\d,.]+)", label)[0].replace(",", "")) for _, label in links
     )
-    assert parts == Decimal("1562.09")
+    assert parts == Decimal("1590.83")
 
 
 def test_the_report_ranks_only_what_its_rigs_can_buy_and_shows_the_same_page(tmp_path):
