@@ -96,6 +96,7 @@ class FactReader:
     absent_before: tuple[tuple[str, ...], ...]
     absent_after: tuple[tuple[str, ...], ...]
     gap: frozenset[str]
+    before_only: frozenset[str] = frozenset()  # parts said missing only by a word before them
 
     def read(self, title: str) -> TitleFacts:
         """The facts ``title`` states."""
@@ -132,7 +133,7 @@ class FactReader:
         return _ends_at(words, m.start, self.negators)
 
     def _absent(self, words: tuple[str, ...], m: TokenMatch) -> bool:
-        if _starts_at(words, m.end, self.absent_after):
+        if m.value not in self.before_only and _starts_at(words, m.end, self.absent_after):
             return True
         # "no heatsink", "without the GPU heatsinks", "W/O 2x PSU": the absence word, then
         # at most _REACH filler words, then the part
@@ -199,6 +200,7 @@ def build_reader(vocabulary: Mapping[str, Any]) -> FactReader:
         absent_before=_token_phrases(_strings(included, "absent_before")),
         absent_after=_token_phrases(_strings(included, "absent_after")),
         gap=frozenset(_strings(included, "absent_gap")),
+        before_only=frozenset(_strings(included, "before_only")),
     )
 
 
@@ -229,7 +231,7 @@ def read_phrase_file(path: Path) -> dict[str, Any]:
 
 
 _FAULT_KEYS = ("broken", "negators", "trailing_negators")
-_PART_KEYS = ("absent_before", "absent_after", "absent_gap")
+_PART_KEYS = ("absent_before", "absent_after", "absent_gap", "before_only")
 
 
 def _fault_groups(vocabulary: Mapping[str, Any]) -> dict[str, list[str]]:

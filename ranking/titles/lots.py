@@ -50,9 +50,9 @@ _LINE = frozenset({
 _LINE_AFTER = frozenset({
     "oc", "windforce", "fans", "fan", "gddr", "black", "white", "ready", "edition", "ships", "gbps",
 })  # fmt: skip
-# the price is per unit: "Price Each", "$200 ea", "3 available"
-_EACH = frozenset({"each", "ea"})
-_AVAILABLE = frozenset({"available", "avail", "avaliable", "left", "instock"})
+# the price is per unit ("Price Each", "Preis pro Stück"), the count is stock ("3 available")
+_EACH = tuple(tuple(p.split()) for p in _WORDS["each"])
+_AVAILABLE = tuple(tuple(p.split()) for p in _WORDS["available"])
 _LOT_NOT_UNITS = frozenset(
     {"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"}
 )
@@ -106,9 +106,13 @@ def _stock(words: tuple[str, ...], i: int, word: str) -> bool:
     """
     if word in _GROUP_NOUNS:
         return False
-    if not _EACH.isdisjoint(words):
+    if any(_phrase_at(words, at, _EACH) for at in range(len(words))):
         return True
-    return not _AVAILABLE.isdisjoint(words[i + 1 : i + 4])
+    return any(_phrase_at(words, at, _AVAILABLE) for at in range(i + 1, min(i + 4, len(words))))
+
+
+def _phrase_at(words: tuple[str, ...], at: int, phrases: tuple[tuple[str, ...], ...]) -> bool:
+    return any(words[at : at + len(p)] == p for p in phrases)
 
 
 def _no_trigger(words: tuple[str, ...], seps: tuple[str, ...]) -> bool:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from core.models import Category, Included, Kind, Normalized
 from core.text import match_form
 from ranking.catalog import load_catalog
+from ranking.titles.facts import NO
 from ranking.titles.features import Features, extract_features
 from ranking.titles.lots import count_near, find_lot_cues
 from ranking.titles.parts import sells_a_part
@@ -54,6 +55,9 @@ class Normalizer:
             for name, family in self.vocabulary.families.items()
             if family.category is Category.GPU
         )
+        # a title with one of these may say its card is missing: not the plain-card path
+        facts = self.vocabulary.facts
+        self._absence_words = frozenset(p[0] for p in (*facts.absent_before, *facts.absent_after))
         # families whose every card has no display output (the catalog's display_outputs)
         gpus = [s for s in catalog if s.category is Category.GPU and s.family]
         self._headless = frozenset(s.family for s in gpus if s.headless) - frozenset(
@@ -113,6 +117,8 @@ class Normalizer:
             subject and subject.kind == "family" and subject.value in self._gpu_families
         ):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
+        if self._sells_no_card(f, subject):
+            return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and sells_a_part(
             f,
             subject.start if subject else len(f.tokens.words),
@@ -202,6 +208,20 @@ class Normalizer:
             and _PLAIN.issuperset(f.by_kind)
             and not specifics
             and category_id not in _COMPUTER_CATEGORIES
+            and self._absence_words.isdisjoint(f.tokens.words)
+        )
+
+    def _sells_no_card(self, f: Features, subject: TokenMatch | None) -> bool:
+        """An empty box (an "empty" word and a packaging word anywhere: "Leerer Karton",
+        "Originalverpackung RTX 4080 leer"), or a card model's listing that says the card
+        itself is missing ("ohne Grafikkarte", "sans la carte", "no GPU inside")."""
+        if "accessory.empty" in f.by_kind and "accessory.packaging" in f.by_kind:
+            return True
+        return (
+            subject is not None
+            and subject.kind == "family"
+            and subject.value in self._gpu_families
+            and self._facts(f).part("card") == NO
         )
 
     def _subject(self, f: Features) -> TokenMatch | None:

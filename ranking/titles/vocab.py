@@ -37,7 +37,7 @@ UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte", "go")  # "go": French 
 _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
-    ("other", "boxes"),
+    ("other", "boxes"), ("accessory", "empty"), ("accessory", "packaging"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
