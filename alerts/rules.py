@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -27,7 +28,6 @@ from core.models import VERIFY, BuyingFormat, Category
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
-    from decimal import Decimal
 
     from alerts.settings import AlertRule
     from core.models import Deal
@@ -58,6 +58,50 @@ def needs_history(rules: Sequence[AlertRule]) -> bool:
     return any(r.new_low_days is not None or r.min_drop is not None for r in rules)
 
 
+class Trust(NamedTuple):
+    """How alerts weigh a seller (plan.toml ``[trust]``, as plans do): the flag codes that make
+    a listing risky, and how much more a trusted seller's listing may cost and still go first."""
+
+    risk: frozenset[str]
+    margin: float
+
+
+def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
+    """The deals' indices in the order alerts take them: the ranking's, except that a deal
+    from a risky seller comes right after the first trusted deal of the same SKU and buying
+    format that costs at most ``trust.margin`` more: it never heads an alert (nor takes a rule's
+    last place) while that safer listing is there."""
+    if trust is None or not trust.risk:
+        return list(range(len(deals)))
+
+    def risky(deal: Deal) -> bool:
+        return any(f.code in trust.risk for f in deal.flags)
+
+    def safer(i: int) -> int | None:
+        deal, bound = deals[i], deals[i].landed_unit_price * Decimal(str(1 + trust.margin))
+        return next(
+            (
+                j
+                for j in range(i + 1, len(deals))
+                if (deals[j].sku, deals[j].buying_format) == (deal.sku, deal.buying_format)
+                and deals[j].landed_unit_price <= bound
+                and not risky(deals[j])
+            ),
+            None,
+        )
+
+    order: list[int] = []
+    waiting: dict[int, list[int]] = {}  # a trusted deal -> the risky ones placed after it
+    for i, deal in enumerate(deals):
+        after = safer(i) if risky(deal) else None
+        if after is not None:
+            waiting.setdefault(after, []).append(i)
+            continue
+        order.append(i)
+        order += waiting.pop(i, [])
+    return order
+
+
 def match_rules(
     deals: Sequence[Deal],
     rules: Sequence[AlertRule],
@@ -65,9 +109,11 @@ def match_rules(
     profile: str | None = None,
     now: datetime | None = None,
     facts: RuleFacts | None = None,
+    trust: Trust | None = None,
 ) -> list[Match]:
     """Every (deal, rule) pair where the deal meets all of the rule's conditions, in ranking
-    order, each rule stopping at its ``max_per_run``.
+    order (``trust_order``: a risky seller's deal after a trusted one's of the same kind), each
+    rule stopping at its ``max_per_run``.
 
     ``profile`` is the ranking profile the deals were scored with; a rule that names a
     profile only matches deals ranked under that profile. ``now`` decides ``ending_within``
@@ -77,6 +123,8 @@ def match_rules(
     history conditions, one by one.
     """
     facts = facts or RuleFacts()
+    order = trust_order(deals, trust)
+    place = {i: at for at, i in enumerate(order)}
     columns: dict[str, np.ndarray[Any, Any]] = {}
     pairs: list[tuple[int, int]] = []
     for r, rule in enumerate(rules):
@@ -87,14 +135,14 @@ def match_rules(
                 figures = [_figure(deal, test.field) for deal in deals]
                 columns[test.field] = _column(test.field, figures)
             keep &= test.mask(columns[test.field])
-        pool: list[int] = np.flatnonzero(keep).tolist()
+        pool: list[int] = sorted(np.flatnonzero(keep).tolist(), key=place.__getitem__)
         for holds in history:
             pool = [i for i in pool if holds(deals[i])]
         if rule.max_per_run is not None:
             pool = pool[: rule.max_per_run]
-        pairs += [(i, r) for i in pool]
+        pairs += [(place[i], r) for i in pool]
     pairs.sort()
-    return [Match(deals[i], rules[r]) for i, r in pairs]
+    return [Match(deals[order[at]], rules[r]) for at, r in pairs]
 
 
 def rule_matches(deal: Deal, rule: AlertRule, profile: str | None = None) -> bool:

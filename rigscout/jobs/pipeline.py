@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.quiet import held_channels
-from alerts.rules import RuleFacts, match_rules, needs_history, rule_matches
+from alerts.rules import RuleFacts, Trust, match_rules, needs_history, rule_matches
 from core.errors import CollectError, RateLimitedError, UnreachableError
 from core.secrets import redact
 from db.deferrals import load_deferral, save_deferral
@@ -40,6 +40,7 @@ from db.runs import (
 )
 from db.store import SaveCounts, load_known_item_ids, save_ended, save_listings
 from db.sweeps import load_sweep_due, save_sweep
+from ranking.plan import load_plan_rules
 from ranking.records import RankFilters
 from rigscout.jobs.deals import rank_stored
 from rigscout.jobs.plan_alerts import save_plan_alerts
@@ -441,7 +442,9 @@ def _alert(
             facts = load_rule_facts(
                 session, deals, rules, settings.rank, profile=plan.profile, now=now()
             )
-    matches = match_rules(deals, rules, profile=plan.profile, now=now(), facts=facts)
+    plan_rules = load_plan_rules()  # plan.toml [trust]: alerts weigh sellers as plans do
+    trust = Trust(plan_rules.seller_risk, plan_rules.trust_margin)
+    matches = match_rules(deals, rules, profile=plan.profile, now=now(), facts=facts, trust=trust)
     if plan.dry_run:
         # Queue the alerts inside a transaction that is rolled back: the preview is exactly
         # what a real run would send, and nothing is recorded.

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from alerts.rules import Match, RuleFacts, match_rules, rule_matches
-from core.models import BuyingFormat, Category
+from alerts.rules import Match, RuleFacts, Trust, match_rules, rule_matches
+from core.models import BuyingFormat, Category, Flag
 from tests.support.deals import make_deal, make_rule
 
 P40 = {"sku": "p40-24gb", "sku_name": "Tesla P40 24GB", "category": Category.GPU}
@@ -166,3 +166,33 @@ def test_one_deal_at_a_time_and_all_at_once_agree():
         at_once = {m.deal.listing_id for m in match_rules(deals, [rule])}
         one_by_one = {d.listing_id for d in deals if rule_matches(d, rule)}
         assert at_once == one_by_one, rule
+
+
+NEW_ACCOUNT = Flag("new_account_pattern", "a 2-feedback seller lists 30 items worth $33,792", "warn")
+TRUST = Trust(frozenset({"new_account_pattern"}), 0.2)
+
+
+@pytest.mark.parametrize(
+    ("trusted_price", "first"),
+    [("115", 2), ("130", 1)],  # within a fifth more: the trusted one first; beyond it: not
+    ids=["within the margin", "beyond it"],
+)
+def test_a_new_accounts_deal_heads_no_alert_while_a_trusted_one_is_close(trusted_price, first):
+    """A 2-feedback new account's V100 at $100 ranks first; a trusted seller's at $115 is the
+    one a buyer following the guides would take: it goes first, and with one alert per run it
+    is the one sent. At $130, more than plan.toml's [trust] margin above, the cheap one stays
+    first (its flags go with it)."""
+    risky = make_deal(1, landed_unit_price="100", flags=(NEW_ACCOUNT,))
+    trusted = make_deal(2, landed_unit_price=trusted_price)
+    other_sku = make_deal(3, landed_unit_price="90", sku="nvidia-tesla-p40")
+    rule = make_rule(max_per_run=1)
+    every = make_rule(name="every")
+
+    (one,) = match_rules([risky, trusted, other_sku], [rule], trust=TRUST)
+    ordered = match_rules([risky, trusted, other_sku], [every], trust=TRUST)
+
+    assert one.deal.listing_id == first
+    assert [m.deal.listing_id for m in ordered][:2] == ([2, 1] if first == 2 else [1, 2])
+    assert len(ordered) == 3  # reordered, never dropped
+    untrusted = match_rules([risky, trusted, other_sku], [rule])  # no [trust]: ranking order
+    assert untrusted[0].deal.listing_id == 1
