@@ -5,7 +5,8 @@ eBay shows what sellers type, and some type around filters: fullwidth letters
 joiner inside a model number, soft hyphens, odd spaces, and a combining accent laid over a
 letter (``PARTS`` + U+0301). Sellers in Germany, France or Spain write "für", "défectueux",
 "España". ``match_form`` folds all of these into plain text (Unicode NFKC, format characters
-removed, accents and other combining marks dropped, "ß" as "ss", whitespace runs to one space)
+removed, accents and other combining marks dropped, "ß" as "ss", trademark signs as spaces,
+whitespace runs to one space)
 before any rule reads it, so a phrase file lists "fur teile" once for "für Teile" and "fur
 teile". What is stored and shown stays what eBay showed.
 """
@@ -16,6 +17,7 @@ import re
 import unicodedata
 
 _SPACES = re.compile(r"\s+")
+_MARKS = str.maketrans({"\u2122": " ", "\u00ae": " ", "\u00a9": " ", "\u2120": " "})  # ™ ® © ℠
 
 
 def match_form(text: str) -> str:
@@ -23,7 +25,8 @@ def match_form(text: str) -> str:
     ``"fur Teile"``."""
     if text.isascii():
         return text if "  " not in text and "\t" not in text and "\n" not in text else _fold(text)
-    folded = unicodedata.normalize("NFKC", text)
+    # a trademark sign is a mark, not letters: NFKC would glue "RTX™4090" into "RTXTM4090"
+    folded = unicodedata.normalize("NFKC", text.translate(_MARKS))
     folded = "".join(c for c in folded if unicodedata.category(c) != "Cf")
     if not folded.isascii():
         decomposed = unicodedata.normalize("NFKD", folded)

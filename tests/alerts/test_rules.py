@@ -168,7 +168,9 @@ def test_one_deal_at_a_time_and_all_at_once_agree():
         assert at_once == one_by_one, rule
 
 
-NEW_ACCOUNT = Flag("new_account_pattern", "a 2-feedback seller lists 30 items worth $33,792", "warn")
+NEW_ACCOUNT = Flag(
+    "new_account_pattern", "a 2-feedback seller lists 30 items worth $33,792", "warn"
+)
 TRUST = Trust(frozenset({"new_account_pattern"}), 0.2)
 
 
