@@ -77,6 +77,7 @@ class MarketDigests:
         self._every = _digest(
             repr(sorted(markets.items())),
             repr(sorted(servers.valuer.parts.items())),
+            repr(sorted(servers.valuer.part_sales.items())),
             repr(sorted((repr(k), sorted(map(repr, v))) for k, v in servers.twins.items())),
             repr(sorted(servers.sold.items())),
         )

@@ -28,6 +28,7 @@ def markets_to_json(markets: Mapping[str, Market], servers: ServerReferences) ->
         "markets": [_plain(m) for m in markets.values()],
         "cards": [_plain(m) for m in servers.valuer.markets.values()],
         "parts": {code: str(price) for code, price in servers.valuer.parts.items()},
+        "part_sales": dict(servers.valuer.part_sales),
         "twins": [
             [*_key(key), [_plain(p) for p in points]] for key, points in servers.twins.items()
         ],
@@ -48,7 +49,8 @@ def markets_from_json(
         key = (sku, ServerConfig.from_json(config), tuple((s, int(q)) for s, q in gpus))
         twins[key] = [_point(p) for p in points]
     sold = {str(code): int(n) for code, n in data["sold"].items()}
-    valuer = Valuer(skus, cards, parts, load_parts())
+    part_sales = {str(code): int(n) for code, n in data["part_sales"].items()}
+    valuer = Valuer(skus, cards, parts, load_parts(), part_sales)
     return markets, ServerReferences(valuer, twins, sold)
 
 

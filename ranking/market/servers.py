@@ -171,7 +171,14 @@ def server_references(
     ``markets``: the cards' (``score_market``), for the GPUs a server comes with."""
     # a copy: the caller replaces the servers' entries with their chassis markets
     table = load_parts()
-    valuer = Valuer(skus, dict(markets), part_markets(sales, settings, now=now, table=table), table)
+    parts = part_markets(sales, settings, now=now, table=table)
+    valuer = Valuer(
+        skus,
+        dict(markets),
+        {code: m.median for code, m in parts.items()},
+        table,
+        {code: m.count for code, m in parts.items()},
+    )
     chassis = chassis_markets(sales, valuer, settings, now=now)
     sold = Counter(s.sku for s in sales if s.kind == "item")
     return chassis, ServerReferences(valuer, same_config_sales(sales, settings, now=now), sold)
@@ -186,8 +193,8 @@ PART_MAX_RATIO = Decimal(3)
 
 def part_markets(
     sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime, table: PartsTable
-) -> dict[str, Decimal]:
-    """Each priced part's sold median (per unit) from its sales over ``pool_window_days``:
+) -> dict[str, Market]:
+    """Each priced part's sold market (per unit) from its sales over ``pool_window_days``:
     only sales within ``PART_MAX_RATIO`` of the part's estimate count, far-off prices among
     them are left out as in every market, and it takes ``PART_MIN_SALES`` of them to beat
     the estimate."""
@@ -201,12 +208,12 @@ def part_markets(
         if point is not None and part is not None and _near(point.price, part.estimate):
             points.setdefault(part.code, []).append(point)
     needed = replace(settings, min_sales=PART_MIN_SALES)
-    medians = {}
+    markets = {}
     for code, found in points.items():
         market = sold_market(code, found, needed)
         if market is not None:
-            medians[code] = market.median
-    return medians
+            markets[code] = market
+    return markets
 
 
 def _near(price: Decimal, estimate: Decimal) -> bool:
@@ -221,6 +228,7 @@ class Valuer:
     markets: Mapping[str, Market]  # the cards' markets
     parts: Mapping[str, Decimal]  # the priced parts' sold medians (``part_markets``)
     table: PartsTable
+    part_sales: Mapping[str, int] = field(default_factory=dict)  # the sales each median is of
 
     def lines(
         self, sku: Sku, config: ServerConfig | None, includes: Sequence[Included]
@@ -261,6 +269,8 @@ class Valuer:
     def part_line(self, code: str, count: int, label: str) -> Line:
         """``count`` of a priced part: at its market in the store, else its estimate."""
         unit, source = self.table.unit_price(code, self.parts)
+        if source == "market" and (sales := self.part_sales.get(code)):
+            label = f"{label} ({sales} sales)"  # a part's market rests on few sales: say so
         return Line(label, unit * count, source)
 
 

@@ -120,7 +120,8 @@ def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> Part
             )
     sales = load_part_sales(session, now=now, days=rank.pool_window_days)
     table = load_parts()
-    return PartPrices(table, offers, part_markets(sales, rank, now=now, table=table))
+    markets = part_markets(sales, rank, now=now, table=table)
+    return PartPrices(table, offers, {code: m.median for code, m in markets.items()})
 
 
 def build_offers(
