@@ -16,13 +16,14 @@ in, ``Match`` records out. A deal matches a rule when every condition the rule s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from core import fmt
 from core.models import VERIFY, BuyingFormat, Category
 
 if TYPE_CHECKING:
@@ -142,7 +143,32 @@ def match_rules(
             pool = pool[: rule.max_per_run]
         pairs += [(place[i], r) for i in pool]
     pairs.sort()
-    return [Match(deals[order[at]], rules[r]) for at, r in pairs]
+    return [Match(_with_safer(deals, order[at], trust), rules[r]) for at, r in pairs]
+
+
+def _with_safer(deals: Sequence[Deal], i: int, trust: Trust | None) -> Deal:
+    """Deal ``i``; from a risky seller, its reason also says what the cheapest listing of the
+    same SKU and format from a seller without a risk flag costs more (as a plan says it)."""
+    deal = deals[i]
+    if trust is None or not any(f.code in trust.risk for f in deal.flags):
+        return deal
+    safe = [
+        d
+        for d in deals
+        if (d.sku, d.buying_format) == (deal.sku, deal.buying_format)
+        and d.listing_id != deal.listing_id
+        and not any(f.code in trust.risk for f in d.flags)
+    ]
+    if not safe:
+        return deal
+    other = min(safe, key=lambda d: (d.landed_unit_price, d.listing_id))
+    gap = other.landed_unit_price - deal.landed_unit_price
+    costs = f"{fmt.money(abs(gap), deal.currency)} {'more' if gap >= 0 else 'less'}"
+    note = (
+        f"the same {deal.sku_name} from a seller without a risk flag costs {costs} "
+        f"(item {other.item_id})"
+    )
+    return replace(deal, reason=f"{deal.reason}; {note}")
 
 
 def rule_matches(deal: Deal, rule: AlertRule, profile: str | None = None) -> bool:

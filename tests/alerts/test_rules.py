@@ -194,6 +194,9 @@ def test_a_new_accounts_deal_heads_no_alert_while_a_trusted_one_is_close(trusted
     ordered = match_rules([risky, trusted, other_sku], [every], trust=TRUST)
 
     assert one.deal.listing_id == first
+    said = next(m.deal.reason for m in ordered if m.deal.listing_id == 1)
+    gap = "$15.00" if first == 2 else "$30.00"
+    assert f"a seller without a risk flag costs {gap} more (item 1002)" in said
     assert [m.deal.listing_id for m in ordered][:2] == ([2, 1] if first == 2 else [1, 2])
     assert len(ordered) == 3  # reordered, never dropped
     untrusted = match_rules([risky, trusted, other_sku], [rule])  # no [trust]: ranking order
