@@ -117,6 +117,8 @@ class Normalizer:
             subject and subject.kind == "family" and subject.value in self._gpu_families
         ):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
+        if self._sold_in_a_system(f, subject):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
         if self._sells_no_card(f, subject):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and sells_a_part(
@@ -211,18 +213,30 @@ class Normalizer:
             and self._absence_words.isdisjoint(f.tokens.words)
         )
 
+    def _sold_in_a_system(self, f: Features, subject: TokenMatch | None) -> bool:
+        """A computer named before the card and joined to it by "with" ("Dell Precision 3660
+        Tower mit RTX A4000"): the computer is sold, the card comes in it."""
+        if not self._gpu_subject(subject):
+            return False
+        assert subject is not None  # narrowed by _gpu_subject
+        before = [m.start for m in f.of("other.systems") if m.start < subject.start]
+        links = self._words["other.system_links"]
+        return bool(before) and any(
+            w in links for w in f.tokens.words[min(before) + 1 : subject.start]
+        )
+
+    def _gpu_subject(self, subject: TokenMatch | None) -> bool:
+        return (
+            subject is not None and subject.kind == "family" and subject.value in self._gpu_families
+        )
+
     def _sells_no_card(self, f: Features, subject: TokenMatch | None) -> bool:
         """An empty box (an "empty" word and a packaging word anywhere: "Leerer Karton",
         "Originalverpackung RTX 4080 leer"), or a card model's listing that says the card
         itself is missing ("ohne Grafikkarte", "sans la carte", "no GPU inside")."""
         if "accessory.empty" in f.by_kind and "accessory.packaging" in f.by_kind:
             return True
-        return (
-            subject is not None
-            and subject.kind == "family"
-            and subject.value in self._gpu_families
-            and self._facts(f).part("card") == NO
-        )
+        return self._gpu_subject(subject) and self._facts(f).part("card") == NO
 
     def _subject(self, f: Features) -> TokenMatch | None:
         """The first model named for itself (not after "for", "from", "like"...)."""

@@ -37,12 +37,13 @@ UNITS = ("gb", "g", "gig", "gigs", "gbs", "gib", "gbyte", "go")  # "go": French 
 _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
-    ("other", "boxes"), ("accessory", "empty"), ("accessory", "packaging"),
+    ("other", "boxes"), ("accessory", "empty"), ("accessory", "packaging"), ("other", "systems"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
     ("accessory", "heads"), ("other", "negators"), ("other", "fillers"),
     ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
+    ("other", "system_links"),
 )  # fmt: skip
 
 
