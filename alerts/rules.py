@@ -67,6 +67,10 @@ class Trust(NamedTuple):
     margin: float
 
 
+def _risky(deal: Deal, trust: Trust) -> bool:
+    return any(f.code in trust.risk for f in deal.flags)
+
+
 def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
     """The deals' indices in the order alerts take them: the ranking's, except that a deal
     from a risky seller comes right after the first trusted deal of the same SKU and buying
@@ -76,7 +80,7 @@ def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
         return list(range(len(deals)))
 
     def risky(deal: Deal) -> bool:
-        return any(f.code in trust.risk for f in deal.flags)
+        return _risky(deal, trust)
 
     def safer(i: int) -> int | None:
         deal, bound = deals[i], deals[i].landed_unit_price * Decimal(str(1 + trust.margin))
@@ -150,14 +154,14 @@ def _with_safer(deals: Sequence[Deal], i: int, trust: Trust | None) -> Deal:
     """Deal ``i``; from a risky seller, its reason also says what the cheapest listing of the
     same SKU and format from a seller without a risk flag costs more (as a plan says it)."""
     deal = deals[i]
-    if trust is None or not any(f.code in trust.risk for f in deal.flags):
+    if trust is None or not _risky(deal, trust):
         return deal
     safe = [
         d
         for d in deals
         if (d.sku, d.buying_format) == (deal.sku, deal.buying_format)
         and d.listing_id != deal.listing_id
-        and not any(f.code in trust.risk for f in d.flags)
+        and not _risky(d, trust)
     ]
     if not safe:
         return deal

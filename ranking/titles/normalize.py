@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from core.models import Category, Included, Kind, Normalized
 from core.text import match_form
@@ -218,14 +218,14 @@ class Normalizer:
         Tower mit RTX A4000"): the computer is sold, the card comes in it."""
         if not self._gpu_subject(subject):
             return False
-        assert subject is not None  # narrowed by _gpu_subject
         before = [m.start for m in f.of("other.systems") if m.start < subject.start]
         links = self._words["other.system_links"]
         return bool(before) and any(
             w in links for w in f.tokens.words[min(before) + 1 : subject.start]
         )
 
-    def _gpu_subject(self, subject: TokenMatch | None) -> bool:
+    def _gpu_subject(self, subject: TokenMatch | None) -> TypeGuard[TokenMatch]:
+        """The first model the title names for itself is a card."""
         return (
             subject is not None and subject.kind == "family" and subject.value in self._gpu_families
         )
