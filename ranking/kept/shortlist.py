@@ -153,12 +153,12 @@ def plannable(
     group = among & gpu & (per_lot > 0)
     lots: tuple[NDArray[Any], ...] = (columns.sku, columns.units, columns.auction)
     module = np.array([c in view.modules for c in codes])[columns.sku]
-    weighed = landed * np.where(columns.risky, 1 + view.trust_margin, 1.0)
-    trusted = group & ~columns.risky
     heatsink = np.where(module & (columns.kind != 1), view.heatsink, 0.0)
-    for price in (weighed, weighed + heatsink * np.where(columns.risky, 1 + view.trust_margin, 1)):
-        keep |= group & (price <= _nth_cheapest(price, per_lot, group, lots) + CENT)
+    weight = np.where(columns.risky, 1 + view.trust_margin, 1.0)
+    trusted = group & ~columns.risky
     for price in (landed, landed + heatsink):
+        weighed = price * weight
+        keep |= group & (weighed <= _nth_cheapest(weighed, per_lot, group, lots) + CENT)
         keep |= trusted & (price <= _nth_cheapest(price, per_lot + 1, trusted, lots) + CENT)
     # hosts: the cheapest of each group (its bill of materials is the same), and its cheapest
     # from a seller without a risk flag, which a plan buys instead when it costs little more

@@ -5,8 +5,8 @@ and 90th percentiles: low, mid, high; between two buckets' middles drawn from on
 in steps of a quarter doubling of the time left) and, per time left × how tight the SKU's
 market is, how far toward the market median the end moves (a weight between 0 "the bid says
 it all" and 1 "the market does": a tight market of identical cards is worth more than a wide
-one). A bucket
-with few watched auctions is shrunk toward the prior with the weight of ``STRENGTH`` examples
+one). A bucket with few watched auctions is shrunk toward the prior with the weight of
+``STRENGTH`` examples
 (``auction_prior.toml``: the same model learned from 628 real eBay auctions, rebuilt by
 ``python bench/bench_auction.py --write-prior``). A prediction is never under the current bid,
 more time left never lowers it (bidding can only add to a price), and with a market the likely
@@ -181,14 +181,14 @@ class AuctionModel:
     ) -> tuple[int, int, tuple[float, float, float]]:
         """The time bucket, the calibration column and ln(low, mid, high / current bid) before
         the widening: what calibration measures."""
-        t, b = time_bucket(time_left), bid_bucket(bids or 0)
+        t, b, s = time_bucket(time_left), bid_bucket(bids or 0), spread_bucket(spread)
         m = math.log(market / current_bid) if market is not None and market > 0 else None
         # More time left never lowers the prediction: each bucket's values are the highest of
         # it and the shorter ones; between two buckets' middles they are drawn from one to
         # the other, linearly in ln hours, at the middle of the time left's step.
         reach: list[tuple[float, float, float]] = []
         for i in range(min(t + 2, len(MIDDLES))):
-            raw = self._raw(i, b, m, spread_bucket(spread))
+            raw = self._raw(i, b, m, s)
             reach.append(raw if not reach else _highest(reach[-1], raw))
         low, mid, high = reach[t]
         hours, here = math.log(step_middle(time_left)), math.log(MIDDLES[t])
@@ -206,7 +206,7 @@ class AuctionModel:
         if over > 0:
             low, mid, high = low - over, mid - over, high - over
         position = bisect.bisect_right(POSITION_EDGES, math.exp(-m))  # the bid / the market
-        return t, spread_bucket(spread) * (len(POSITION_EDGES) + 1) + position, (low, mid, high)
+        return t, s * (len(POSITION_EDGES) + 1) + position, (low, mid, high)
 
     def _raw(self, t: int, b: int, market: float | None, s: int) -> tuple[float, float, float]:
         cell = self.cells[t][b]
@@ -466,38 +466,31 @@ def _fit_widenings(
     scores: dict[tuple[int, int], list[float]] = {}
     order = {a: i for i, a in enumerate(dict.fromkeys(s.auction for s in shots))}
     folds = CALIBRATION_FOLDS if len(order) >= 2 * CALIBRATION_FOLDS else 0
-    fold = [order[s.auction] % folds if folds else 0 for s in shots]
-    for k in range(folds):
-        train = [x for x, f in zip(seen, fold, strict=True) if f != k]
+    dealt: list[list[int]] = [[] for _ in range(folds)]  # each fold's snapshots
+    for i, s in enumerate(shots) if folds else ():
+        dealt[order[s.auction] % folds].append(i)
+    for k, held in enumerate(dealt):
+        train = [seen[i] for j, other in enumerate(dealt) if j != k for i in other]
         cells = _fit_cells(train, prior)
         model = AuctionModel(cells, _fit_blends(train, cells, prior), _no_widenings())
-        for s, x, f in zip(shots, seen, fold, strict=True):
-            if f == k:
-                t, column, (low, _, high) = model.uncalibrated(
-                    s.current, s.bids, s.time_left, s.market, s.spread
-                )
-                scores.setdefault((t, column), []).append(max(low - x.rise, x.rise - high))
+        for i in held:
+            s, rise = shots[i], seen[i].rise
+            t, column, (low, _, high) = model.uncalibrated(
+                s.current, s.bids, s.time_left, s.market, s.spread
+            )
+            scores.setdefault((t, column), []).append(max(low - rise, rise - high))
     rows = []
     for t in range(len(TIME_EDGES) + 1):
-        # Without a prior, a column with few auctions is shrunk toward its kind's pool at
-        # that time left: the market columns toward each other, no market toward all.
-        kinds = {
-            "market": [
-                x for (ti, c), xs in scores.items() if ti == t and c < NO_MARKET for x in xs
-            ],
-            "all": [x for (ti, _), xs in scores.items() if ti == t for x in xs],
-        }
-        pools = {kind: _widening(xs, None) for kind, xs in kinds.items()}
+        if prior is not None:
+            parents = prior.widenings[t]
+        else:
+            # A column with few auctions is shrunk toward its kind's pool at that time left:
+            # the market columns toward each other, no market toward all.
+            here = [(c, xs) for (ti, c), xs in scores.items() if ti == t]
+            market = _widening([x for c, xs in here if c < NO_MARKET for x in xs], None)
+            parents = (market,) * NO_MARKET + (_widening([x for _, xs in here for x in xs], None),)
         rows.append(
-            tuple(
-                _widening(
-                    scores.get((t, c), []),
-                    prior.widenings[t][c]
-                    if prior
-                    else pools["all" if c == NO_MARKET else "market"],
-                )
-                for c in range(NO_MARKET + 1)
-            )
+            tuple(_widening(scores.get((t, c), []), parents[c]) for c in range(NO_MARKET + 1))
         )
     return tuple(rows)
 

@@ -270,7 +270,7 @@ class Valuer:
         """``count`` of a priced part: at its market in the store, else its estimate."""
         unit, source = self.table.unit_price(code, self.parts)
         if source == "market" and (sales := self.part_sales.get(code)):
-            label = f"{label} ({sales} sales)"  # a part's market rests on few sales: say so
+            label = f"{label} ({sales} sales)"  # how many sales the part's price rests on
         return Line(label, unit * count, source)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import tomllib
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -74,10 +75,15 @@ class PlanRules:
     topology_weighted: frozenset[str]
     # per profile, the rig measure its plans are ordered by per dollar (plan.toml [order])
     order_measure: Mapping[str, str] = field(default_factory=dict)
-    # plan.toml [trust]: the seller flags that make a host listing risky, and how much more a
-    # listing of the same machine from a trusted seller may cost and still be chosen
+    # plan.toml [trust]: the seller flags that make a listing risky, and how much more a
+    # listing of the same machine or card from a trusted seller may cost and still be chosen
     seller_risk: frozenset[str] = frozenset()
     trust_margin: float = 0.0
+
+    @property
+    def trust_weight(self) -> Decimal:
+        """What a risky seller's price is weighed at: ``1 + trust_margin`` times it."""
+        return Decimal(str(1 + self.trust_margin))
 
     def fit(self, sku: str) -> Fit:
         return self.fits.get(sku) or Fit(sku)

@@ -157,7 +157,7 @@ def _weighed_for_trust(offer: Offer, rules: PlanRules) -> Offer:
     costs more than the margin above it; the plan pays and shows the real price."""
     if not _risky_offer(offer, rules):
         return offer
-    return replace(offer, unit_price=offer.unit_price * Decimal(str(1 + rules.trust_margin)))
+    return replace(offer, unit_price=offer.unit_price * rules.trust_weight)
 
 
 def _say_safer(bought: list[Offer], offers: Sequence[Offer], rules: PlanRules) -> list[Offer]:
@@ -167,14 +167,18 @@ def _say_safer(bought: list[Offer], offers: Sequence[Offer], rules: PlanRules) -
     taken = {o.listing_id for o in bought}
     said = []
     for o in bought:
-        safe = [
-            x
-            for x in offers
-            if x.listing_id not in taken
-            and (x.auction, x.heatsink) == (o.auction, o.heatsink)
-            and not _risky_offer(x, rules)
-        ]
-        if _risky_offer(o, rules) and safe:
+        safe = (
+            [
+                x
+                for x in offers
+                if x.listing_id not in taken
+                and (x.auction, x.heatsink) == (o.auction, o.heatsink)
+                and not _risky_offer(x, rules)
+            ]
+            if _risky_offer(o, rules)
+            else []
+        )
+        if safe:
             other = min(safe, key=lambda x: (x.unit_price, x.listing_id))
             extra = ((other.unit_price - o.unit_price) * o.units).quantize(CENT)
             note = f"the same GPU from {_seller(other)}: +${extra} (item {other.item_id})"
@@ -307,7 +311,7 @@ def _trusted_choice(
     safe_cost, host = safe[0]
     assert host.offer is not None  # narrowed above
     extra = (safe_cost - cost).quantize(CENT)
-    if safe_cost <= cost * Decimal(str(1 + rules.trust_margin)):
+    if safe_cost <= cost * rules.trust_weight:
         note = (
             f"chosen over the same machine ${extra} cheaper from a riskier seller "
             f"(item {cheapest.offer.item_id})"

@@ -274,7 +274,7 @@ def _settle_accounts(
 
 @cache
 def _seller_risk() -> frozenset[str]:
-    """plan.toml's [trust] seller_risk: the flags that make a host listing a risky buy."""
+    """plan.toml's [trust] seller_risk: the flags that make a listing a risky buy."""
     return load_plan_rules().seller_risk
 
 
