@@ -71,10 +71,17 @@ def _risky(deal: Deal, trust: Trust) -> bool:
     return any(f.code in trust.risk for f in deal.flags)
 
 
+def _same_kind(a: Deal, b: Deal) -> bool:
+    """The same SKU, both at a fixed price (buy it now or best offer) or both auctions: a
+    fixed price is not traded for an auction's guess."""
+    auction = BuyingFormat.AUCTION
+    return a.sku == b.sku and (a.buying_format == auction) == (b.buying_format == auction)
+
+
 def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
     """The deals' indices in the order alerts take them: the ranking's, except that a deal
-    from a risky seller comes right after the first trusted deal of the same SKU and buying
-    format that costs at most ``trust.margin`` more: it never heads an alert (nor takes a rule's
+    from a risky seller comes right after the first trusted deal of the same kind (``_same_kind``)
+    that costs at most ``trust.margin`` more: it never heads an alert (nor takes a rule's
     last place) while that safer listing is there."""
     if trust is None or not trust.risk:
         return list(range(len(deals)))
@@ -88,7 +95,7 @@ def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
             (
                 j
                 for j in range(i + 1, len(deals))
-                if (deals[j].sku, deals[j].buying_format) == (deal.sku, deal.buying_format)
+                if _same_kind(deals[j], deal)
                 and deals[j].landed_unit_price <= bound
                 and not risky(deals[j])
             ),
@@ -152,16 +159,14 @@ def match_rules(
 
 def _with_safer(deals: Sequence[Deal], i: int, trust: Trust | None) -> Deal:
     """Deal ``i``; from a risky seller, its reason also says what the cheapest listing of the
-    same SKU and format from a seller without a risk flag costs more (as a plan says it)."""
+    same kind from a seller without a risk flag costs more (as a plan says it)."""
     deal = deals[i]
     if trust is None or not _risky(deal, trust):
         return deal
     safe = [
         d
         for d in deals
-        if (d.sku, d.buying_format) == (deal.sku, deal.buying_format)
-        and d.listing_id != deal.listing_id
-        and not _risky(d, trust)
+        if _same_kind(d, deal) and d.listing_id != deal.listing_id and not _risky(d, trust)
     ]
     if not safe:
         return deal

@@ -201,3 +201,18 @@ def test_a_new_accounts_deal_heads_no_alert_while_a_trusted_one_is_close(trusted
     assert len(ordered) == 3  # reordered, never dropped
     untrusted = match_rules([risky, trusted, other_sku], [rule])  # no [trust]: ranking order
     assert untrusted[0].deal.listing_id == 1
+
+
+def test_a_best_offer_listing_is_as_safe_an_alternative_as_a_buy_it_now_one():
+    """Both are fixed prices: a trusted best-offer V100 $0.65 dearer is the safer listing a
+    risky buy-it-now one is weighed against (the demo's said "$22.96 more" about another)."""
+    risky = make_deal(1, landed_unit_price="100", flags=(NEW_ACCOUNT,))
+    trusted = make_deal(2, landed_unit_price="100.65", buying_format=BuyingFormat.BEST_OFFER)
+    dearer = make_deal(3, landed_unit_price="123.58")
+    auction = make_deal(4, landed_unit_price="90", buying_format=BuyingFormat.AUCTION)
+
+    matched = match_rules([risky, auction, trusted, dearer], [make_rule()], trust=TRUST)
+
+    assert [m.deal.listing_id for m in matched] == [4, 2, 1, 3]
+    said = next(m.deal.reason for m in matched if m.deal.listing_id == 1)
+    assert "costs $0.65 more (item 1002)" in said
