@@ -20,7 +20,10 @@ from ranking.market.auction_watch import (
     WATCHED_LIMIT,
     BidSeen,
     WatchedAuction,
+    WatchedFit,
     fit_watched_model,
+    markets_from_json,
+    markets_to_json,
     sales_window_days,
 )
 from ranking.market.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
@@ -54,9 +57,12 @@ __all__ = [
     "ServerReferences",
     "Valuer",
     "WatchedAuction",
+    "WatchedFit",
     "fit_auction_model",
     "fit_watched_model",
     "load_scam_rules",
+    "markets_from_json",
+    "markets_to_json",
     "model_from_json",
     "model_to_json",
     "nearest_sibling_market",

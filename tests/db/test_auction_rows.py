@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 from core.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
 from core.settings import RankSettings
 from db.auction_rows import load_watched_auctions
-from db.state import load_state
+from db.state import load_state, save_state
 from db.store import save_ended, save_listings
-from ranking.market.auction import predict_final
+from ranking.market.auction import model_to_json, predict_final
 from ranking.market.auction_watch import BidSeen
 from ranking.rows import SoldRow
 from ranking.titles import user_skus
@@ -188,3 +188,31 @@ def test_a_busy_store_does_not_make_the_ranking_wait_to_keep_its_model(engine, n
     with Session(engine) as session:
         kept = load_state(session, MODEL_STATE)
     assert (kept is not None) == (engine.dialect.name == "postgresql")
+
+
+def test_a_refit_reuses_the_kept_markets_and_learns_what_a_fit_from_nothing_learns(engine, now):
+    for i in range(25):
+        end = now - timedelta(days=1 + i % 20)
+        with Session(engine) as session, session.begin():
+            see(session, end - HOUR, auction(f"7{i:02d}", str(100 + i), 4, end))
+            see(session, now, auction(f"7{i:02d}", str(150 + 3 * i), 9, end, sold=end.date()))
+    settings = RankSettings()
+    with Session(engine) as session:
+        current_auction_model(session, settings, now=now)
+    with Session(engine) as session, session.begin():  # a run: one more auction ended today
+        see(session, now - HOUR, auction("799", "120", 5, now))
+        see(session, now + HOUR, auction("799", "210", 11, now, sold=now.date()))
+
+    with Session(engine) as session:
+        kept = load_state(session, MODEL_STATE)
+    assert kept is not None and kept["markets"]
+
+    def refit(markets):
+        with Session(engine) as session:
+            save_state(session, MODEL_STATE, {**kept, "markets": markets}, now)
+            session.commit()
+            return model_to_json(current_auction_model(session, settings, now=now + HOUR))
+
+    reusing = refit(markets=kept["markets"])  # yesterday's markets, as the run left them
+    assert refit(markets={}) == reusing  # computed from nothing
+    assert refit(markets="damaged") == reusing  # a damaged memo is computed again, not an error
