@@ -25,6 +25,7 @@ import numpy as np
 
 from core import fmt
 from core.models import VERIFY, BuyingFormat, Category
+from ranking.records import FigureBound
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -185,6 +186,20 @@ def rule_matches(deal: Deal, rule: AlertRule, profile: str | None = None) -> boo
     at a time, cheaply: a run asks it of every ranked listing to pick the ones to explain)."""
     tests, _ = _conditions(rule, profile, None, None)
     return all(test.holds(_figure(deal, test.field)) for test in tests)
+
+
+def rule_bounds(
+    rules: Sequence[AlertRule], profile: str | None = None
+) -> tuple[tuple[FigureBound, ...], ...]:
+    """Each rule's tests on the ranking's figures as bounds a ranking can check before it
+    prices (``RankFilters.may_match``): the listings outside all of them match no rule. A rule
+    for another profile bounds everything out; the history conditions bound nothing."""
+    return tuple(
+        tuple(
+            FigureBound(t.field, t.op, t.value) for t in _conditions(rule, profile, None, None)[0]
+        )
+        for rule in rules
+    )
 
 
 # What only a deal without a flag to verify can claim: a title that may say it is faulty

@@ -62,6 +62,12 @@ class RankFilters:
     # plan can buy, and a ranking from kept rows returns those alone (``ranking.kept.shortlist``);
     # a full ranking returns every listing, and the plans are the same.
     planner: PlannerView | None = None
+    # The alert rules' view: past the first ``explain_top`` deals only the listings that meet
+    # every bound of one alternative (a rule's conditions on the ranking's figures, loosened by
+    # the columns' rounding), and those a risky seller's match is compared with. A ranking from
+    # kept rows returns those alone; a full ranking returns every listing; the matches are the
+    # same.
+    may_match: tuple[tuple[FigureBound, ...], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +131,17 @@ class PlannerView:
     modules: tuple[str, ...]  # the GPU SKUs a heatsink may be bought for
     rare: int = 0  # every listing of a SKU with at most this many (the report's rare hardware)
     trust_margin: float = 0.0  # how much more a risky seller's card weighs (plan.toml [trust])
+
+
+@dataclass(frozen=True, slots=True)
+class FigureBound:
+    """A condition on a deal's figure that the kept columns can check before any listing is
+    priced: ``field`` ("sku", "category", "landed_unit_price", "score", "discount") ``op``
+    ("in" a set, "le", "ge") ``value``."""
+
+    field: str
+    op: str
+    value: object
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ The score is ``ranking.score.combine``, the same expression ``score_deal`` uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,11 +36,15 @@ if TYPE_CHECKING:
 
     from ranking.catalog import Sku
     from ranking.profiles import Profile
-    from ranking.records import PlannerView, RankFilters
+    from ranking.records import FigureBound, PlannerView, RankFilters
     from ranking.value import SkuValue
 
 # Scores are shown rounded to 0.01: listings more than this under the last place cannot reach it.
 MARGIN = 0.02
+# The float columns against a rule's bound: a landed price within a cent, a discount within
+# float rounding, may meet it (the priced deal's exact figure decides).
+PRICE_SLACK = 0.01
+FIGURE_SLACK = 1e-6
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,17 +246,74 @@ def shortlist(
         kept_out=tuple(columns.listing_id[kept_out].tolist()),
     )
     shown = wanted & ~columns.excluded
-    if filters.planner is None:
+    if filters.planner is None and filters.may_match is None:
         deals = _best(columns.listing_id, score, shown, limit)
-    else:  # the first ``explain_top`` by score, then only what a plan can buy
+    else:  # the first ``explain_top`` by score, then only what a plan can buy or a rule match
         top = _best(columns.listing_id, score, shown, min(limit, filters.explain_top or 0))
-        can = columns.listing_id[plannable(columns, skus, shown, filters.planner)]
-        deals = tuple(sorted({*top, *can.tolist()}))
+        view = np.zeros(len(columns), dtype=bool)
+        if filters.planner is not None:
+            view |= plannable(columns, skus, shown, filters.planner)
+        if filters.may_match is not None:
+            view |= may_match(columns, skus, score, shown, filters.may_match)
+        deals = tuple(sorted({*top, *columns.listing_id[view].tolist()}))
     return Shortlist(
         deals=deals,
         flagged=_best(columns.listing_id, score, kept_out, flagged),
         population=population,
     )
+
+
+def may_match(
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    score: NDArray[np.float64],
+    among: NDArray[np.bool_],
+    alternatives: Sequence[Sequence[FigureBound]],
+) -> NDArray[np.bool_]:
+    """The listings among ``among`` that meet every bound of one of ``alternatives`` by their
+    columns, loosened by the columns' rounding (the exact figures are checked on the priced
+    deals), and every listing of the same SKU and buying kind (auction or fixed price) as a
+    risky seller's one among them: what its alert's safer listing is chosen from."""
+    hit = np.zeros(len(columns), dtype=bool)
+    for bounds in alternatives:
+        keep = among.copy()
+        for bound in bounds:
+            keep &= _meets(bound, columns, skus, score)
+        hit |= keep
+    risky = hit & columns.risky
+    if risky.any():
+        group = columns.sku.astype(np.int64) * 2 + columns.auction
+        hit |= among & np.isin(group, np.unique(group[risky]))
+    return hit
+
+
+def _meets(
+    bound: FigureBound,
+    columns: PricedColumns,
+    skus: Mapping[str, Sku],
+    score: NDArray[np.float64],
+) -> NDArray[np.bool_]:
+    """Which listings may meet ``bound``; an unknown figure bounds nothing."""
+    codes, value = columns.skus, bound.value
+    if bound.field in ("sku", "category") and isinstance(value, frozenset | set):
+        if bound.field == "sku":
+            by_code = [c in value for c in codes]
+        else:
+            by_code = [c in skus and skus[c].category in value for c in codes]
+        return np.array(by_code, dtype=bool)[columns.sku] if codes else np.zeros(len(columns), bool)
+    if isinstance(value, int | float | Decimal):
+        figure = {
+            "landed_unit_price": (columns.landed, PRICE_SLACK),
+            "score": (score, MARGIN),
+            "discount": (np.nan_to_num(columns.discount, nan=-np.inf), FIGURE_SLACK),
+        }.get(bound.field)
+        if figure is not None:
+            column, slack = figure
+            if bound.op == "le":
+                return np.asarray(column <= float(value) + slack)
+            if bound.op == "ge":
+                return np.asarray(column >= float(value) - slack)
+    return np.ones(len(columns), dtype=bool)
 
 
 def _value_per_dollar(

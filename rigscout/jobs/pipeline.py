@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from alerts.dispatch import DispatchReport, send_pending
 from alerts.outbox import save_pending_alerts
 from alerts.quiet import held_channels
-from alerts.rules import RuleFacts, Trust, match_rules, needs_history, rule_matches
+from alerts.rules import RuleFacts, Trust, match_rules, needs_history, rule_bounds, rule_matches
 from core.errors import CollectError, RateLimitedError, UnreachableError
 from core.secrets import redact
 from db.deferrals import load_deferral, save_deferral
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from alerts.dispatch import Notifier
+    from alerts.settings import AlertRule
     from core.models import Deal, Listing, Mode, Normalized, SavedSearch
     from ranking.catalog import Sku
     from rigscout.config.load import Settings
@@ -407,21 +408,26 @@ def collect_and_save(
 
 
 def _alert_filters(settings: Settings, plan: RunPlan) -> RankFilters:
-    """The run ranks every listing, so that the alert rules see each one (not only the top
-    50); the top 50 and every listing a rule matches get their sentence."""
-    rules = settings.alerts.rules if plan.alert else ()
+    return alert_filters(settings.alerts.rules if plan.alert else (), plan.profile)
+
+
+def alert_filters(rules: Sequence[AlertRule], profile: str | None) -> RankFilters:
+    """What a run ranks: every listing the alert ``rules`` may match (from kept rows, only
+    those their conditions on the ranking's figures let through, ``rule_bounds``: each one,
+    not only the top 50); the top 50 and every listing a rule matches get their sentence."""
 
     def matched(deal: Deal) -> bool:
-        return any(rule_matches(deal, rule, plan.profile) for rule in rules)
+        return any(rule_matches(deal, rule, profile) for rule in rules)
 
     if not rules:  # nothing to match: the summary's top is all this run needs
-        return RankFilters(profile=plan.profile, limit=SHOWN, kept_out=False)
+        return RankFilters(profile=profile, limit=SHOWN, kept_out=False)
     return RankFilters(
-        profile=plan.profile,
+        profile=profile,
         limit=EVERY_LISTING,
         explain_top=SHOWN,
         explain_also=matched,
         kept_out=False,
+        may_match=rule_bounds(rules, profile),
     )
 
 

@@ -9,6 +9,7 @@ random listings and compare.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from decimal import Decimal
 
 import numpy as np
@@ -16,11 +17,12 @@ import pytest
 
 from core.models import Category, Included, ServerConfig
 from ranking.catalog import load_catalog
-from ranking.kept.shortlist import PricedColumns, plannable
+from ranking.kept.shortlist import PricedColumns, may_match, plannable
 from ranking.plan.bom import plan_kind
 from ranking.plan.records import Offer, PartOffer, PartPrices, Target
 from ranking.plan.rules import Workstation, load_plan_rules
 from ranking.plan.search import plan_rigs, planner_view
+from ranking.records import FigureBound
 from ranking.titles.server_config import load_parts
 
 SKUS = {s.sku: s for s in load_catalog()}
@@ -231,3 +233,59 @@ def test_servers_that_differ_in_what_they_need_to_run_are_each_kept():
     assert kept == {*range(len(kinds)), *range(20, 24)}
     target = Target(vram_gb=64)
     assert plans(kept_for(offers), target) == plans(offers, target)
+
+
+V100, P40 = "nvidia-tesla-v100-sxm2-16gb", "nvidia-tesla-p40"
+
+
+def may(columns: PricedColumns, *alternatives: tuple[FigureBound, ...]) -> list[int]:
+    """The listing ids a ranking from kept rows prices for rules bounded by ``alternatives``."""
+    everything = np.ones(len(columns), dtype=bool)
+    score = np.array([float(i) for i in columns.listing_id])  # a listing's score: its id
+    hit = may_match(columns, SKUS, score, everything, alternatives)
+    return columns.listing_id[hit].tolist()
+
+
+def test_the_alert_rules_candidates_are_what_their_bounds_let_through_loosened_by_rounding():
+    offers = [gpu(1, V100, 240), gpu(2, V100, 251), gpu(3, P40, 150), gpu(4, V100, 250)]
+    columns = replace(
+        columns_of(offers),
+        landed=np.array([240.0, 251.0, 150.0, 250.004]),  # a float a hair over $250.00
+        discount=np.array([0.3, 0.3, 0.5, np.nan]),  # no market: no discount
+    )
+    cheap_v100 = (
+        FigureBound("sku", "in", frozenset({V100})),
+        FigureBound("landed_unit_price", "le", Decimal(250)),
+    )
+    under = (FigureBound("discount", "ge", 0.3),)
+    gpus = (FigureBound("category", "in", frozenset({Category.GPU})),)
+    scored = (FigureBound("score", "ge", 3),)
+
+    assert may(columns, cheap_v100) == [1, 4]
+    assert may(columns, under) == [1, 2, 3]
+    assert may(columns, cheap_v100, under) == [1, 2, 3, 4]
+    assert may(columns, gpus) == [1, 2, 3, 4]
+    assert may(columns, scored) == [3, 4]
+    assert may(columns, (FigureBound("sku", "in", frozenset()),)) == []  # another profile's rule
+
+
+def test_a_risky_sellers_candidate_brings_the_listings_its_alert_compares_it_with():
+    risky = {"flags": RISKY[:1]}
+    offers = [
+        gpu(1, V100, 200, **risky),
+        gpu(2, V100, 260),  # the same card from a trusted seller: the alert names it
+        gpu(3, V100, 210, price_basis="predicted"),  # an auction: not what a fixed price is compared with
+        gpu(4, P40, 150),
+    ]
+    cheap = (FigureBound("landed_unit_price", "le", Decimal(250)),)
+
+    assert may(columns_of(offers), cheap) == [1, 2, 3, 4]
+    assert may(columns_of(offers), (*cheap, FigureBound("sku", "in", frozenset({V100})))) == [
+        1,
+        2,
+        3,
+    ]
+    assert may(
+        columns_of([o for o in offers if o.listing_id != 1]),
+        (FigureBound("landed_unit_price", "le", Decimal(205)),),
+    ) == [4]

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Engine
 
+from alerts.rules import RuleFacts, Trust, match_rules
+from alerts.settings import AlertRule
 from core.models import BuyingFormat, Listing, Normalized
 from core.settings import RankSettings
 from db.engine import open_engine
@@ -44,6 +46,7 @@ from ranking.titles import user_skus
 from ranking.titles.normalize import default_normalizer
 from rigscout.config.load import load_settings
 from rigscout.jobs.deals import rank_stored_many
+from rigscout.jobs.pipeline import alert_filters
 from rigscout.jobs.plans import build_offers, load_bom_prices
 from tests.rigscout.jobs.test_demo_shortlist import AS_OF, demo_top_15
 from tests.support.cli import write_config
@@ -63,6 +66,7 @@ FILTERS = (
     RankFilters(sku="nvidia-tesla-v100-sxm2-16gb", limit=5),
     RankFilters(limit=100_000, explain=False),  # the planner's view: every listing
 )
+V100_16, V100_32 = "nvidia-tesla-v100-sxm2-16gb", "nvidia-tesla-v100-sxm2-32gb"
 PLACES = ("United States", "United States", "Canada", "Germany", "Hong Kong", "China")
 
 
@@ -424,3 +428,47 @@ def test_a_new_accounts_flag_goes_when_one_of_its_auctions_ends_with_nothing_sav
     assert flagged(before) == {i.item_id for i in items}
     assert flagged(after) == set()
     assert after[0].skipped["auction_ended"] == 1
+
+
+ALERT_RULES = (
+    AlertRule("cheap-v100", ("x",), skus=(V100_16, V100_32), max_price=Decimal(250),
+              min_discount=0.15),
+    AlertRule("great", ("x",), min_score=60, max_per_run=5),
+    AlertRule("under-market", ("x",), min_discount=0.3),
+    AlertRule("servers", ("x",), category="server", max_price=Decimal(1500)),
+    AlertRule("bid", ("x",), skus=(V100_16,), ending_within=timedelta(hours=20)),
+    AlertRule("other-profile", ("x",), profile="training"),
+)  # fmt: skip
+
+
+def alerts_both(session: Session, now: datetime) -> tuple[list[object], list[object], int, int]:
+    """The run's alert matches from the kept rows (only what the rules may match priced) and
+    from every listing, and how many deals each ranking priced."""
+    skus = {s.sku: s for s in load_catalog()}
+    filters = alert_filters(ALERT_RULES, None)
+    trust = Trust(load_plan_rules().seller_risk, load_plan_rules().trust_margin)
+    found = []
+    for kept in (True, False):
+        session.commit()
+        (ranking,) = rank_stored_many(
+            session, skus, SETTINGS, now=now, filters=[filters], kept=kept
+        )
+        matches = match_rules(ranking.deals, ALERT_RULES, now=now, facts=RuleFacts(), trust=trust)
+        found.append(([(m.deal, m.rule.name) for m in matches], len(ranking.deals)))
+    (kept_matches, kept_n), (full_matches, full_n) = found
+    return kept_matches, full_matches, kept_n, full_n
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_alert_rules_match_the_same_deals_when_only_their_candidates_are_priced(engine, seed):
+    market = Market(seed)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=260, sold=200)
+        now = NOW
+        for step in range(6):
+            kept, full, kept_n, full_n = alerts_both(session, now)
+            assert kept == full, f"step {step}"
+            assert kept_n < full_n  # fewer deals priced and explained than every listing
+            assert {rule for _, rule in kept} >= {"great", "servers"}  # the rules do match
+            now += timedelta(minutes=market.rng.randrange(5, 600))
+            market.edit(session, now)
