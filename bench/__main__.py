@@ -27,6 +27,7 @@ BENCHMARKS = {
     "fastlane": ("bench.bench_fastlane", {}),
     "report": ("bench.bench_report", {}),
     "alerts": ("bench.bench_alerts", {}),
+    "after-run": ("bench.bench_after_run", {}),
 }
 ON_REQUEST = {"rank-1m", "rank-1m-postgres"}  # half an hour each: run by name only
 QUICK = {
@@ -41,6 +42,7 @@ QUICK = {
     "fastlane": {"days": 5, "seeds": 2},
     "report": {"listings": 10_000, "observations": 100_000, "repeat": 1},
     "alerts": {"n": 10_000, "repeat": 3},
+    "after-run": {"listings": 10_000, "observations": 100_000, "repeat": 1},
 }
 
 

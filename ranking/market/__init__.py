@@ -22,9 +22,10 @@ from ranking.market.auction_watch import (
     WatchedAuction,
     WatchedFit,
     fit_watched_model,
-    markets_from_json,
-    markets_to_json,
+    markets_basis,
     sales_window_days,
+    slice_markets_from_json,
+    slice_markets_to_json,
 )
 from ranking.market.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
 from ranking.market.servers import (
@@ -61,8 +62,7 @@ __all__ = [
     "fit_auction_model",
     "fit_watched_model",
     "load_scam_rules",
-    "markets_from_json",
-    "markets_to_json",
+    "markets_basis",
     "model_from_json",
     "model_to_json",
     "nearest_sibling_market",
@@ -75,6 +75,8 @@ __all__ = [
     "scam_reason",
     "score_market",
     "server_references",
+    "slice_markets_from_json",
+    "slice_markets_to_json",
     "sold_median",
     "without_own",
 ]

@@ -22,6 +22,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ranking.landed import landed_unit_price
@@ -93,13 +94,22 @@ def fit_watched_model(
     return WatchedFit(model, markets.read)
 
 
-def markets_to_json(markets: Mapping[str, SliceMarket]) -> dict[str, object]:
+def markets_basis(settings: RankSettings) -> str:
+    """Changes with anything a slice's market reads besides its sales: the settings (FX rates,
+    window, minimum sales) and the rules that land a sale and make a market (their source), so
+    slice markets kept under another basis are computed again."""
+    here = Path(__file__)
+    rules = (here.parents[1] / "landed.py").read_bytes(), here.with_name("sold.py").read_bytes()
+    return hashlib.sha256(repr((settings, rules)).encode()).hexdigest()
+
+
+def slice_markets_to_json(markets: Mapping[str, SliceMarket]) -> dict[str, object]:
     """Slice markets as JSON values: [median text, spread or null], or null (no market)."""
     return {k: None if m is None else [str(m[0]), m[1]] for k, m in markets.items()}
 
 
-def markets_from_json(data: object) -> dict[str, SliceMarket]:
-    """What ``markets_to_json`` wrote; a ``ValueError`` where it is not that."""
+def slice_markets_from_json(data: object) -> dict[str, SliceMarket]:
+    """What ``slice_markets_to_json`` wrote; a ``ValueError`` where it is not that."""
     if not isinstance(data, dict):
         raise ValueError("not slice markets")
     markets: dict[str, SliceMarket] = {}

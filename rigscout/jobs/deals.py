@@ -7,7 +7,6 @@ import hashlib
 import logging
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.exc import InternalError, OperationalError
@@ -17,18 +16,17 @@ from db.engine import without_waiting
 from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
 from db.state import load_state, save_state_unless_busy
-from ranking import landed
 from ranking.market import (
     HISTORY_DAYS,
     PRIOR,
     WATCHED_LIMIT,
     fit_watched_model,
-    markets_from_json,
-    markets_to_json,
+    markets_basis,
     model_from_json,
     model_to_json,
     sales_window_days,
-    sold,
+    slice_markets_from_json,
+    slice_markets_to_json,
 )
 from ranking.pricing import eligible_skus, price_rows
 from ranking.rank import rank_priced
@@ -210,11 +208,11 @@ def current_auction_model(
         with contextlib.suppress(ValueError):
             return model_from_json(cast("dict[str, Any]", cached["model"]))
     # The markets of the last fit's slices of sales: the sales of past days seldom change.
-    basis = _markets_basis(settings)
+    basis = markets_basis(settings)
     known = {}
     if cached.get("basis") == basis:
         with contextlib.suppress(ValueError, ArithmeticError):
-            known = markets_from_json(cached.get("markets"))
+            known = slice_markets_from_json(cached.get("markets"))
     since = now - timedelta(days=HISTORY_DAYS)
     watched = load_watched_auctions(session, since=since, newest=WATCHED_LIMIT)
     days = sales_window_days(watched, now=now, window_days=settings.window_days)
@@ -224,18 +222,11 @@ def current_auction_model(
         "key": key,
         "model": model_to_json(fit.model),
         "basis": basis,
-        "markets": markets_to_json(fit.markets),
+        "markets": slice_markets_to_json(fit.markets),
     }
     if not save_state_unless_busy(session.get_bind().engine, MODEL_STATE, kept, now):
         log.debug("the store is busy or read-only: the next command fits the auction model again")
     return fit.model
-
-
-def _markets_basis(settings: RankSettings) -> str:
-    """Changes with anything a slice's market reads besides its sales: the settings (FX rates,
-    window, minimum sales) and the market's rules themselves (their source)."""
-    rules = (Path(sold.__file__).read_bytes(), Path(landed.__file__).read_bytes())
-    return hashlib.sha256(repr((settings, rules)).encode()).hexdigest()
 
 
 def _model_key(fingerprint: object, settings: RankSettings, now: datetime) -> str:

@@ -274,7 +274,9 @@ def test_a_risky_sellers_candidate_brings_the_listings_its_alert_compares_it_wit
     offers = [
         gpu(1, V100, 200, **risky),
         gpu(2, V100, 260),  # the same card from a trusted seller: the alert names it
-        gpu(3, V100, 210, price_basis="predicted"),  # an auction: not what a fixed price is compared with
+        gpu(
+            3, V100, 210, price_basis="predicted"
+        ),  # an auction: not what a fixed price is compared with
         gpu(4, P40, 150),
     ]
     cheap = (FigureBound("landed_unit_price", "le", Decimal(250)),)

@@ -16,8 +16,8 @@ from ranking.market.auction_watch import (
     BidSeen,
     WatchedAuction,
     fit_watched_model,
-    markets_from_json,
-    markets_to_json,
+    slice_markets_from_json,
+    slice_markets_to_json,
 )
 from ranking.rows import SoldRow
 
@@ -87,9 +87,9 @@ def test_a_slice_market_kept_from_an_earlier_fit_is_read_not_computed():
 def test_slice_markets_survive_the_store_as_json():
     fit = fit_watched_model(*reversed(_store(random.Random(5), days=60, n=200)), SETTINGS)
 
-    loaded = markets_from_json(json.loads(json.dumps(markets_to_json(fit.markets))))
+    loaded = slice_markets_from_json(json.loads(json.dumps(slice_markets_to_json(fit.markets))))
 
     assert loaded == fit.markets
     assert None in loaded.values()  # a slice with too few sales: no market, kept as such
     with pytest.raises(ValueError, match="not a slice market"):
-        markets_from_json({"x|3|0": [150, 0.2]})
+        slice_markets_from_json({"x|3|0": [150, 0.2]})

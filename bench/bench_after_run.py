@@ -1,0 +1,143 @@
+"""Benchmark: what the first ranking after a daily run costs, against the way it was done before.
+
+On the ``rank`` bench's generated store (100,000 listings, 1,000,000 observations, ~6,000
+watched auctions), ranked once so its priced rows, fitted auction model and slice markets are
+kept; then a simulated run (1 % new prices, 0.5 % new listings). Two steps of the run's own
+ranking are timed in this process, each against its baseline, interleaved, best of ``repeat``:
+
+- ``refit``: the auction model fitted again after the run, reusing the markets of the slices of
+  sales the last fit read (``ranking.market.auction_watch``); baseline: every slice computed
+  (the kept markets dropped). Both must give the same model.
+- ``alerts``: the run's ranking for the starter config's five alert rules, pricing and
+  explaining only the listings the rules may match (``RankFilters.may_match``); baseline:
+  every listing (the previous design). Both must give the same matches.
+
+    .venv/bin/python -m bench after-run
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+
+from alerts.rules import RuleFacts, Trust, match_rules
+from alerts.settings import AlertRule
+from bench.bench_rank import _fill, _simulate_run, _watched_count
+from core.settings import RankSettings
+from db.migrate import upgrade
+from db.state import load_state, save_state
+from ranking.market import model_to_json
+from ranking.plan.rules import load_plan_rules
+from ranking.titles import user_skus
+from rigscout.jobs.deals import MODEL_STATE, current_auction_model, rank_stored
+from rigscout.jobs.pipeline import alert_filters
+
+SETTINGS = RankSettings(
+    fx_rates={"USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27")},
+    min_seller_feedback=10,
+)
+V100 = ("nvidia-tesla-v100-sxm2-16gb", "nvidia-tesla-v100-sxm2-32gb")
+# The starter config's five example rules (rigscout/config/starter.toml).
+RULES = (
+    AlertRule("cheap-v100-sxm2", ("x",), skus=V100, max_price=Decimal(250), min_discount=0.15),
+    AlertRule("any-great-deal", ("x",), min_score=80, max_per_run=5),
+    AlertRule("p40-new-low", ("x",), skus=("nvidia-tesla-p40",), new_low_days=30),
+    AlertRule("server-price-drop", ("x",), category="server", min_drop=0.1),
+    AlertRule(
+        "bid-reminder",
+        ("x",),
+        skus=V100[:1],
+        ending_within=timedelta(hours=3),
+        max_price=Decimal(200),
+    ),
+)
+
+
+def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = create_engine(f"sqlite:///{Path(tmp) / 'bench.db'}")
+        upgrade(engine)
+        _fill(engine, "sqlite", listings, observations)
+        skus = user_skus()
+        with Session(engine) as session:  # the ranking before the run: everything kept
+            rank_stored(session, skus, SETTINGS, now=datetime.now(UTC))
+        changed = _simulate_run(engine, "sqlite", seed=11)
+        now = datetime.now(UTC)
+        with Session(engine) as session:
+            kept = load_state(session, MODEL_STATE)
+        assert kept is not None
+        assert kept.get("markets")
+        refit = _interleaved(
+            {
+                "reusing": lambda: _refit(engine, kept, now, kept["markets"]),
+                "from_nothing": lambda: _refit(engine, kept, now, {}),
+            },
+            repeat,
+        )
+        with Session(engine) as session:  # the run's changes priced once
+            rank_stored(session, skus, SETTINGS, now=now)
+        candidates = alert_filters(RULES, None)
+        every = replace(candidates, may_match=None)
+        alerts = _interleaved(
+            {
+                "candidates": lambda: _alerts(engine, skus, now, candidates),
+                "every_listing": lambda: _alerts(engine, skus, now, every),
+            },
+            repeat,
+        )
+        watched = _watched_count(engine)
+        engine.dispose()
+    return {
+        "listings": listings,
+        "observations": observations,
+        "watched_auctions": watched,
+        "run_changed_listings": changed,
+        "refit_reusing_s": refit["reusing"][0],
+        "refit_from_nothing_s": refit["from_nothing"][0],
+        "refit_speedup": round(refit["from_nothing"][0] / refit["reusing"][0], 2),
+        "refit_same_model": refit["reusing"][1] == refit["from_nothing"][1],
+        "alerts_candidates_s": alerts["candidates"][0],
+        "alerts_every_listing_s": alerts["every_listing"][0],
+        "alerts_speedup": round(alerts["every_listing"][0] / alerts["candidates"][0], 2),
+        "alerts_deals_priced": [alerts["candidates"][1][1], alerts["every_listing"][1][1]],
+        "alerts_matches": len(alerts["candidates"][1][0]),
+        "alerts_same_matches": alerts["candidates"][1][0] == alerts["every_listing"][1][0],
+    }
+
+
+def _refit(engine: Any, kept: dict[str, object], now: datetime, markets: object) -> object:
+    """The model fitted after the run, with ``markets`` as the kept slice markets."""
+    with Session(engine) as session:
+        save_state(session, MODEL_STATE, {**kept, "markets": markets}, now)
+        session.commit()
+        return model_to_json(current_auction_model(session, SETTINGS, now=now))
+
+
+def _alerts(engine: Any, skus: Any, now: datetime, filters: Any) -> tuple[list[object], int]:
+    """The run's ranking for the rules and what they match (without history facts)."""
+    rules = load_plan_rules()
+    with Session(engine) as session:
+        ranking = rank_stored(session, skus, SETTINGS, now=now, filters=filters)
+    trust = Trust(rules.seller_risk, rules.trust_margin)
+    matches = match_rules(ranking.deals, RULES, now=now, facts=RuleFacts(), trust=trust)
+    return [(m.deal.listing_id, m.rule.name) for m in matches], len(ranking.deals)
+
+
+def _interleaved(steps: dict[str, Any], repeat: int) -> dict[str, tuple[float, Any]]:
+    """Each step's best time over ``repeat`` rounds taken in turn, and its (last) answer."""
+    best: dict[str, tuple[float, Any]] = {}
+    for _ in range(repeat):
+        for name, step in steps.items():
+            started = time.perf_counter()
+            answer = step()
+            elapsed = round(time.perf_counter() - started, 3)
+            best[name] = (min(elapsed, best.get(name, (elapsed, None))[0]), answer)
+    return best
