@@ -8,6 +8,9 @@ ranking are timed in this process, each against its baseline, interleaved, best 
 - ``refit``: the auction model fitted again after the run, reusing the markets of the slices of
   sales the last fit read (``ranking.market.auction_watch``); baseline: every slice computed
   (the kept markets dropped). Both must give the same model.
+- ``digest``: every lookup of the priced rows of one (SKU, format, market digest), as a
+  ranking makes one per market that moved since (``db.priced_rows.load_ids_priced_against``),
+  by the index ``ix_priced_sku_digest``; baseline: the same lookups with the index dropped.
 - ``alerts``: the run's ranking for the starter config's five alert rules, pricing and
   explaining only the listings the rules may match (``RankFilters.may_match``); baseline:
   every listing (the previous design). Both must give the same matches.
@@ -25,7 +28,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
 from alerts.rules import RuleFacts, Trust, match_rules
@@ -33,6 +36,7 @@ from alerts.settings import AlertRule
 from bench.bench_rank import _fill, _simulate_run, _watched_count
 from core.settings import RankSettings
 from db.migrate import upgrade
+from db.priced_rows import load_digests, load_ids_priced_against
 from db.state import load_state, save_state
 from ranking.market import model_to_json
 from ranking.plan.rules import load_plan_rules
@@ -93,6 +97,7 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
             },
             repeat,
         )
+        digest = _digest_lookups(engine, repeat)
         watched = _watched_count(engine)
         engine.dispose()
     return {
@@ -104,6 +109,10 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
         "refit_from_nothing_s": refit["from_nothing"][0],
         "refit_speedup": round(refit["from_nothing"][0] / refit["reusing"][0], 2),
         "refit_same_model": refit["reusing"][1] == refit["from_nothing"][1],
+        "digest_lookups": digest["lookups"],
+        "digest_indexed_s": digest["indexed"],
+        "digest_scanning_s": digest["scanning"],
+        "digest_speedup": round(digest["scanning"] / digest["indexed"], 1),
         "alerts_candidates_s": alerts["candidates"][0],
         "alerts_every_listing_s": alerts["every_listing"][0],
         "alerts_speedup": round(alerts["every_listing"][0] / alerts["candidates"][0], 2),
@@ -129,6 +138,24 @@ def _alerts(engine: Any, skus: Any, now: datetime, filters: Any) -> tuple[list[o
     trust = Trust(rules.seller_risk, rules.trust_margin)
     matches = match_rules(ranking.deals, RULES, now=now, facts=RuleFacts(), trust=trust)
     return [(m.deal.listing_id, m.rule.name) for m in matches], len(ranking.deals)
+
+
+def _digest_lookups(engine: Any, repeat: int) -> dict[str, float]:
+    """Best of ``repeat`` for every (SKU, format, digest) lookup, by index and by scan."""
+    with Session(engine) as session:
+        triples = load_digests(session)
+
+        def lookups() -> float:
+            started = time.perf_counter()
+            for sku, auction, digest in triples:
+                load_ids_priced_against(session, sku, auction, digest)
+            return round(time.perf_counter() - started, 3)
+
+        indexed = min(lookups() for _ in range(repeat))
+        session.execute(text("DROP INDEX ix_priced_sku_digest"))  # the store's last step
+        session.commit()
+        scanning = min(lookups() for _ in range(repeat))
+    return {"lookups": len(triples), "indexed": indexed, "scanning": scanning}
 
 
 def _interleaved(steps: dict[str, Any], repeat: int) -> dict[str, tuple[float, Any]]:

@@ -232,6 +232,8 @@ class PricedRow(Base):
     """
 
     __tablename__ = "priced"
+    # A ranking finds the rows priced against a market that moved by SKU, format and digest.
+    __table_args__ = (Index("ix_priced_sku_digest", "sku", "auction", "digest"),)
 
     listing_id: Mapped[int] = mapped_column(
         ForeignKey("listings.id", ondelete="CASCADE"), primary_key=True
