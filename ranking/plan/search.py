@@ -408,6 +408,8 @@ def select_plans(plans: Iterable[Plan], limit: int, *, sort: str = "measure") ->
         (rest if seen else first).append(plan)
     shown: list[Plan] = []
     for plan in [*first, *rest]:
+        if len(shown) >= limit:
+            break  # the list is full: nothing further is shown
         better = [d for d in every if dominates(d, plan)]
         best = [d for d in better if not any(dominates(e, d) for e in better)]
         for candidate in best:
