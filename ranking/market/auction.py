@@ -181,8 +181,14 @@ class AuctionModel:
     ) -> tuple[int, int, tuple[float, float, float]]:
         """The time bucket, the calibration column and ln(low, mid, high / current bid) before
         the widening: what calibration measures."""
-        t, b, s = time_bucket(time_left), bid_bucket(bids or 0), spread_bucket(spread)
-        m = math.log(market / current_bid) if market is not None and market > 0 else None
+        m = _log_ratio(market, current_bid) if market is not None and market > 0 else None
+        return self._uncalibrated(time_left, bid_bucket(bids or 0), spread_bucket(spread), m)
+
+    def _uncalibrated(
+        self, time_left: timedelta, b: int, s: int, m: float | None
+    ) -> tuple[int, int, tuple[float, float, float]]:
+        """``uncalibrated`` from the bid and spread buckets and ln(market / current bid)."""
+        t = time_bucket(time_left)
         # More time left never lowers the prediction: each bucket's values are the highest of
         # it and the shorter ones; between two buckets' middles they are drawn from one to
         # the other, linearly in ln hours, at the middle of the time left's step.
@@ -473,12 +479,12 @@ def _fit_widenings(
         train = [seen[i] for j, other in enumerate(dealt) if j != k for i in other]
         cells = _fit_cells(train, prior)
         model = AuctionModel(cells, _fit_blends(train, cells, prior), _no_widenings())
-        for i in held:
-            s, rise = shots[i], seen[i].rise
-            t, column, (low, _, high) = model.uncalibrated(
-                s.current, s.bids, s.time_left, s.market, s.spread
+        for i in held:  # the buckets and market as ``uncalibrated`` reads them, read once
+            x = seen[i]
+            t, column, (low, _, high) = model._uncalibrated(
+                shots[i].time_left, x.bids, x.spread, x.market
             )
-            scores.setdefault((t, column), []).append(max(low - rise, rise - high))
+            scores.setdefault((t, column), []).append(max(low - x.rise, x.rise - high))
     rows = []
     for t in range(len(TIME_EDGES) + 1):
         if prior is not None:

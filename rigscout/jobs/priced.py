@@ -211,6 +211,7 @@ def rank_refreshed(
     urls = load_kept_out_urls(session) if any(f.kept_out for f in filters) else {}
     profiles = load_profiles()
     rankings = []
+    again: dict[int, Priced] = {}  # a listing priced again for one view serves the others
     for wanted in filters:
         profile = profiles.get(wanted.profile or settings.profile)
         values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
@@ -227,7 +228,12 @@ def rank_refreshed(
             over_max_price=over,
         )
         wanted_ids = {*short.deals, *short.flagged}
-        items = _price_again(session, refreshed.pricer, wanted_ids, every=len(columns))
+        todo = wanted_ids - again.keys()
+        again |= {
+            p.row.listing_id: p
+            for p in _price_again(session, refreshed.pricer, todo, every=len(columns))
+        }
+        items = [again[i] for i in sorted(wanted_ids) if i in again]
         parts = _cheapest_parts(session, wanted.sku, explained)
         population = replace(
             short.population,
