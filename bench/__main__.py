@@ -28,8 +28,12 @@ BENCHMARKS = {
     "report": ("bench.bench_report", {}),
     "alerts": ("bench.bench_alerts", {}),
     "after-run": ("bench.bench_after_run", {}),
+    "after-run-1m": (
+        "bench.bench_after_run",
+        {"listings": 1_000_000, "observations": 10_000_000, "repeat": 1},
+    ),
 }
-ON_REQUEST = {"rank-1m", "rank-1m-postgres"}  # half an hour each: run by name only
+ON_REQUEST = {"rank-1m", "rank-1m-postgres", "after-run-1m"}  # half an hour each: run by name only
 QUICK = {
     "normalize": {"n": 100_000},
     "rank": {"listings": 10_000, "observations": 100_000},

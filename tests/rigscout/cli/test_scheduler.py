@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import threading
 import time
 
 from sqlalchemy import inspect, select
@@ -115,14 +116,14 @@ def test_repeated_ctrl_c_and_a_ctrl_c_at_start_up_end_the_daemon_without_a_trace
     config = write_config(tmp_path, f"sqlite:///{tmp_path / 'r.db'}")
     for signum, gap in ((signal.SIGINT, 0), (signal.SIGINT, 0.02), (signal.SIGTERM, 0.1)):
         proc = rigscout_process(["-v", "--config", str(config), "schedule"])
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _started(tmp_path):
-            time.sleep(0.2)
-        time.sleep(1.0)  # the scheduler's loop is running
+        # Its signal handlers are in place once it says so (on a loaded machine its start-up,
+        # the store's migrations included, can take seconds after the daemon lock is taken).
+        rest = _stderr_after(proc, "scheduler starting")
+        time.sleep(0.5)  # the scheduler's loop is running
         proc.send_signal(signum)
         time.sleep(gap)
         proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=60)
+        stderr = rest()
         assert proc.returncode == 0, stderr
         assert "Traceback" not in stderr and "Error" not in stderr, stderr
         assert "scheduler stopped" in stderr
@@ -136,5 +137,26 @@ def test_repeated_ctrl_c_and_a_ctrl_c_at_start_up_end_the_daemon_without_a_trace
         assert proc.returncode in (0, 130), (delay, stderr)
 
 
-def _started(folder) -> bool:
-    return (folder / "r.db.daemon.lock").exists()
+def _stderr_after(proc, text: str):
+    """Wait until ``proc`` writes a line with ``text`` to stderr (or ends, or a minute
+    passes); the function returned waits for the process to end and gives all of stderr."""
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def pump() -> None:
+        for line in proc.stderr:
+            lines.append(line)
+            if text in line:
+                seen.set()
+        seen.set()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    seen.wait(60)
+
+    def rest() -> str:
+        proc.wait(timeout=60)
+        reader.join(timeout=10)
+        return "".join(lines)
+
+    return rest
