@@ -41,7 +41,7 @@ from db.state import load_state, save_state
 from ranking.market import model_to_json
 from ranking.plan.rules import load_plan_rules
 from ranking.titles import user_skus
-from rigscout.jobs.deals import MODEL_STATE, current_auction_model, rank_stored
+from rigscout.jobs.deals import MARKETS_STATE, MODEL_STATE, current_auction_model, rank_stored
 from rigscout.jobs.pipeline import alert_filters
 
 SETTINGS = RankSettings(
@@ -76,13 +76,14 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
         changed = _simulate_run(engine, "sqlite", seed=11)
         now = datetime.now(UTC)
         with Session(engine) as session:
-            kept = load_state(session, MODEL_STATE)
-        assert kept is not None
-        assert kept.get("markets")
+            model = load_state(session, MODEL_STATE)
+            memo = load_state(session, MARKETS_STATE)
+        assert model is not None
+        assert memo is not None
         refit = _interleaved(
             {
-                "reusing": lambda: _refit(engine, kept, now, kept["markets"]),
-                "from_nothing": lambda: _refit(engine, kept, now, {}),
+                "reusing": lambda: _refit(engine, model, memo, now),
+                "from_nothing": lambda: _refit(engine, model, {**memo, "markets": {}}, now),
             },
             repeat,
         )
@@ -122,10 +123,11 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
     }
 
 
-def _refit(engine: Any, kept: dict[str, object], now: datetime, markets: object) -> object:
-    """The model fitted after the run, with ``markets`` as the kept slice markets."""
+def _refit(engine: Any, model: dict[str, object], memo: dict[str, object], now: datetime) -> object:
+    """The model fitted after the run (the model as kept before it), with ``memo`` kept."""
     with Session(engine) as session:
-        save_state(session, MODEL_STATE, {**kept, "markets": markets}, now)
+        save_state(session, MODEL_STATE, model, now)
+        save_state(session, MARKETS_STATE, memo, now)
         session.commit()
         return model_to_json(current_auction_model(session, SETTINGS, now=now))
 

@@ -99,7 +99,13 @@ def markets_basis(settings: RankSettings) -> str:
     window, minimum sales) and the rules that land a sale and make a market (their source), so
     slice markets kept under another basis are computed again."""
     here = Path(__file__)
-    rules = (here.parents[1] / "landed.py").read_bytes(), here.with_name("sold.py").read_bytes()
+    try:
+        rules = [
+            (here.parents[1] / "landed.py").read_bytes(),
+            here.with_name("sold.py").read_bytes(),
+        ]
+    except OSError:  # no source beside the code (a zipped install): the settings alone
+        rules = []
     return hashlib.sha256(repr((settings, rules)).encode()).hexdigest()
 
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MODEL_STATE = "auction_model"
+MARKETS_STATE = "auction_markets"  # the slice markets the last fit read
 
 
 def rank_stored(
@@ -203,28 +204,30 @@ def current_auction_model(
     if fingerprint is None:
         fingerprint = load_watch_fingerprint(session)
     key = _model_key(fingerprint, settings, now)
-    cached = load_state(session, MODEL_STATE) or {}
-    if cached.get("key") == key:
+    cached = load_state(session, MODEL_STATE)
+    if cached is not None and cached.get("key") == key:
         with contextlib.suppress(ValueError):
             return model_from_json(cast("dict[str, Any]", cached["model"]))
-    # The markets of the last fit's slices of sales: the sales of past days seldom change.
+    # The markets of the last fit's slices of sales (the sales of past days seldom change),
+    # kept apart from the model: only a fit reads them.
     basis = markets_basis(settings)
+    memo = load_state(session, MARKETS_STATE) or {}
     known = {}
-    if cached.get("basis") == basis:
+    if memo.get("basis") == basis:
         with contextlib.suppress(ValueError, ArithmeticError):
-            known = slice_markets_from_json(cached.get("markets"))
+            known = slice_markets_from_json(memo.get("markets"))
     since = now - timedelta(days=HISTORY_DAYS)
     watched = load_watched_auctions(session, since=since, newest=WATCHED_LIMIT)
     days = sales_window_days(watched, now=now, window_days=settings.window_days)
     sales = load_sold_rows(session, now=now, window_days=days)
     fit = fit_watched_model(watched, sales, settings, known=known)
-    kept: dict[str, object] = {
-        "key": key,
-        "model": model_to_json(fit.model),
-        "basis": basis,
-        "markets": slice_markets_to_json(fit.markets),
-    }
-    if not save_state_unless_busy(session.get_bind().engine, MODEL_STATE, kept, now):
+    engine = session.get_bind().engine
+    markets: dict[str, object] = {"basis": basis, "markets": slice_markets_to_json(fit.markets)}
+    kept: dict[str, object] = {"key": key, "model": model_to_json(fit.model)}
+    if not (
+        save_state_unless_busy(engine, MARKETS_STATE, markets, now)
+        and save_state_unless_busy(engine, MODEL_STATE, kept, now)
+    ):
         log.debug("the store is busy or read-only: the next command fits the auction model again")
     return fit.model
 

@@ -20,7 +20,7 @@ from ranking.market.auction import model_to_json, predict_final
 from ranking.market.auction_watch import BidSeen
 from ranking.rows import SoldRow
 from ranking.titles import user_skus
-from rigscout.jobs.deals import MODEL_STATE, current_auction_model, rank_stored
+from rigscout.jobs.deals import MARKETS_STATE, MODEL_STATE, current_auction_model, rank_stored
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"
@@ -204,15 +204,18 @@ def test_a_refit_reuses_the_kept_markets_and_learns_what_a_fit_from_nothing_lear
         see(session, now + HOUR, auction("799", "210", 11, now, sold=now.date()))
 
     with Session(engine) as session:
-        kept = load_state(session, MODEL_STATE)
-    assert kept is not None and kept["markets"]
+        model, memo = load_state(session, MODEL_STATE), load_state(session, MARKETS_STATE)
+    assert model is not None
+    assert memo is not None
+    assert memo["markets"]
 
     def refit(markets):
-        with Session(engine) as session:
-            save_state(session, MODEL_STATE, {**kept, "markets": markets}, now)
+        with Session(engine) as session:  # the model as kept before the run, these markets
+            save_state(session, MODEL_STATE, model, now)
+            save_state(session, MARKETS_STATE, {**memo, "markets": markets}, now)
             session.commit()
             return model_to_json(current_auction_model(session, settings, now=now + HOUR))
 
-    reusing = refit(markets=kept["markets"])  # yesterday's markets, as the run left them
+    reusing = refit(markets=memo["markets"])  # yesterday's markets, as the run left them
     assert refit(markets={}) == reusing  # computed from nothing
     assert refit(markets="damaged") == reusing  # a damaged memo is computed again, not an error
