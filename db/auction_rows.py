@@ -68,7 +68,7 @@ def load_watched_auctions(
             .limit(newest)
         )
         stmt = stmt.where(ListingRow.id.in_(latest.scalar_subquery()))
-    rows = session.execute(stmt).all()
+    rows = session.connection().execute(stmt).all()  # rows, not ORM results: no per-row cost
     return [
         auction
         for _, group in groupby(rows, key=lambda r: r[0])
