@@ -18,21 +18,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from core import fmt
 from core.models import VERIFY, BuyingFormat, Category
+from ranking.plan import trust_weight
 from ranking.records import FigureBound
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime
+    from decimal import Decimal
 
     from alerts.settings import AlertRule
     from core.models import Deal
+    from ranking.plan import PlanRules
 
 
 class Match(NamedTuple):
@@ -67,6 +69,11 @@ class Trust(NamedTuple):
     risk: frozenset[str]
     margin: float
 
+    @classmethod
+    def of(cls, rules: PlanRules) -> Trust:
+        """The plans' trust rules (``PlanRules.seller_risk`` and ``trust_margin``)."""
+        return cls(rules.seller_risk, rules.trust_margin)
+
 
 def _risky(deal: Deal, trust: Trust) -> bool:
     return any(f.code in trust.risk for f in deal.flags)
@@ -91,7 +98,7 @@ def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
         return _risky(deal, trust)
 
     def safer(i: int) -> int | None:
-        deal, bound = deals[i], deals[i].landed_unit_price * Decimal(str(1 + trust.margin))
+        deal, bound = deals[i], deals[i].landed_unit_price * trust_weight(trust.margin)
         return next(
             (
                 j
@@ -194,12 +201,7 @@ def rule_bounds(
     """Each rule's tests on the ranking's figures as bounds a ranking can check before it
     prices (``RankFilters.may_match``): the listings outside all of them match no rule. A rule
     for another profile bounds everything out; the history conditions bound nothing."""
-    return tuple(
-        tuple(
-            FigureBound(t.field, t.op, t.value) for t in _conditions(rule, profile, None, None)[0]
-        )
-        for rule in rules
-    )
+    return tuple(tuple(_conditions(rule, profile, None, None)[0]) for rule in rules)
 
 
 # What only a deal without a flag to verify can claim: a title that may say it is faulty
@@ -214,14 +216,11 @@ def _figure(deal: Deal, field: str) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class _Test:
-    """One condition on a figure of the deal, ``field`` ``op`` ``value``: ``mask`` asks it of
-    every deal at once (``match_rules``), ``holds`` of one (``rule_matches``). The two stand
-    side by side, and a test compares them on random deals."""
-
-    field: str
-    op: str  # "in", "le", "ge"
-    value: Any
+class _Test(FigureBound):
+    """One condition on a figure of the deal, ``field`` ``op`` ("in", "le", "ge") ``value``:
+    ``mask`` asks it of every deal at once (``match_rules``), ``holds`` of one
+    (``rule_matches``). The two stand side by side, and a test compares them on random deals.
+    A ranking checks the same conditions on its kept columns (``rule_bounds``)."""
 
     def holds(self, figure: Any) -> bool:
         if self.op == "in":

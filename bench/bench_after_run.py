@@ -137,7 +137,7 @@ def _alerts(engine: Any, skus: Any, now: datetime, filters: Any) -> tuple[list[o
     rules = load_plan_rules()
     with Session(engine) as session:
         ranking = rank_stored(session, skus, SETTINGS, now=now, filters=filters)
-    trust = Trust(rules.seller_risk, rules.trust_margin)
+    trust = Trust.of(rules)
     matches = match_rules(ranking.deals, RULES, now=now, facts=RuleFacts(), trust=trust)
     return [(m.deal.listing_id, m.rule.name) for m in matches], len(ranking.deals)
 

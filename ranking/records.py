@@ -10,7 +10,7 @@ read these; nothing here computes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -141,7 +141,7 @@ class FigureBound:
 
     field: str
     op: str
-    value: object
+    value: Any  # a set of SKUs or categories, a price, a score, a share
 
 
 @dataclass(frozen=True, slots=True)

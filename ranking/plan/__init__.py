@@ -15,7 +15,7 @@ from ranking.plan.render import (
     render_plan_json,
     render_plans_text,
 )
-from ranking.plan.rules import PlanRules, load_plan_rules
+from ranking.plan.rules import PlanRules, load_plan_rules, trust_weight
 from ranking.plan.search import plan_rigs, planner_view
 
 __all__ = [
@@ -37,4 +37,5 @@ __all__ = [
     "render_plan_json",
     "render_plans_text",
     "summary",
+    "trust_weight",
 ]

@@ -448,8 +448,7 @@ def _alert(
             facts = load_rule_facts(
                 session, deals, rules, settings.rank, profile=plan.profile, now=now()
             )
-    plan_rules = load_plan_rules()  # plan.toml [trust]: alerts weigh sellers as plans do
-    trust = Trust(plan_rules.seller_risk, plan_rules.trust_margin)
+    trust = Trust.of(load_plan_rules())  # plan.toml [trust]: alerts weigh sellers as plans do
     matches = match_rules(deals, rules, profile=plan.profile, now=now(), facts=facts, trust=trust)
     if plan.dry_run:
         # Queue the alerts inside a transaction that is rolled back: the preview is exactly

@@ -446,7 +446,7 @@ def alerts_both(session: Session, now: datetime) -> tuple[list[object], list[obj
     from every listing, and how many deals each ranking priced."""
     skus = {s.sku: s for s in load_catalog()}
     filters = alert_filters(ALERT_RULES, None)
-    trust = Trust(load_plan_rules().seller_risk, load_plan_rules().trust_margin)
+    trust = Trust.of(load_plan_rules())
     found = []
     for kept in (True, False):
         session.commit()
