@@ -43,13 +43,9 @@ _NOT_UNITS = frozenset({
     "ddr3", "ddr4", "cpu", "cpus", "xeon", "hdd", "ssd", "e", "pcie", "pci", "display", "dp",
     "hdmi", "fhd", "inch", "in",
 })  # fmt: skip
-# "Ventus 3X", "3X WINDFORCE Fans": a card's product line, not a lot
-_LINE = frozenset({
-    "ventus", "shadow", "eagle", "windforce", "trio", "twin", "triple", "xlr8", "gaming", "ichill",
-})  # fmt: skip
-_LINE_AFTER = frozenset({
-    "oc", "windforce", "fans", "fan", "gddr", "black", "white", "ready", "edition", "ships", "gbps",
-})  # fmt: skip
+# "Ventus 3X", "3X WINDFORCE Fans", "X63 ULTRA": a card's product line, not a lot
+_LINE = frozenset(_WORDS["lines"])
+_LINE_AFTER = frozenset(_WORDS["line_after"])
 # the price is per unit ("Price Each", "Preis pro Stück"), the count is stock ("3 available")
 _EACH = tuple(tuple(p.split()) for p in _WORDS["each"])
 _AVAILABLE = tuple(tuple(p.split()) for p in _WORDS["available"])
@@ -195,6 +191,8 @@ def _times(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> int | None:
         before = words[i - 2] if i > 1 else ""
         if before in _LINK or after in _NOT_UNITS or "." in seps[i - 1]:
             return None
+        if not after:  # "… Graphics Card 3x...": the title is cut before what it counts
+            return None
         following = words[i + 2] if i + 2 < len(words) else ""
         if after.isdigit() and following in _NOT_UNITS:
             return None
@@ -204,7 +202,8 @@ def _times(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> int | None:
         following = words[i + 2] if i + 2 < len(words) else ""
         resolution = before.isdigit() and len(after) >= 3
         link = before in _LINK or (before.isdigit() and i > 1 and words[i - 2] in _LINK)
-        if link or resolution or following in _NOT_UNITS or after == "16":
+        line = following in _LINE_AFTER  # "RTX 3080 X63 ULTRA"
+        if link or resolution or line or following in _NOT_UNITS or after == "16":
             return None
         return int(after)
     return None

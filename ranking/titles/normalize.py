@@ -123,7 +123,7 @@ class Normalizer:
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if ("accessory.strong" in by_kind or "accessory.weak" in by_kind) and sells_a_part(
             f,
-            subject.start if subject else len(f.tokens.words),
+            subject.start if subject else _server_named(f),
             self._words,
             lambda: self._facts(f).absent_tokens,
         ):
@@ -501,3 +501,11 @@ def normalize_title(
     """Normalize one title with the default catalog, or with ``catalog`` when given."""
     normalizer = default_normalizer() if catalog is None else _normalizer_for(catalog)
     return normalizer.normalize(title, category_id=category_id, specifics=specifics)
+
+
+def _server_named(f: Features) -> int:
+    """Where a title that names no model says it sells a server ("2U Server 4x 800GB NVMe …
+    7x PCI-E Rails"): the parts after that are its spec line. The title's length when it does
+    not."""
+    servers = f.of("server_words")
+    return min(m.start for m in servers) if servers else len(f.tokens.words)

@@ -61,16 +61,40 @@ def _negated(f: Features, m: TokenMatch, subject: int, words: Mapping[str, froze
     if m.value in _FAN_WORDS and before and before[-1] in words["accessory.descriptors"]:
         return True
     negators = words["accessory.negators"]
-    # "2000W" is watts, not "w/"
-    if any(
-        w in negators and not (w == "w" and seps[start + k] == "") for k, w in enumerate(before)
-    ):
+    if any(_negator(tokens, seps, k, negators) for k in range(start, m.start)):
         return True
     if _joined(tokens, seps, m) or (m.start > subject and _added(tokens, seps, subject, m)):
+        return True
+    if m.start > subject and _bundled(f, m, subject, negators):
         return True
     if m.end < len(tokens) and tokens[m.end] in words["accessory.trailing_negators"]:
         return True
     return m.start > subject and (_counted(f, m) or _psu_in_spec_line(f, m, subject))
+
+
+def _negator(
+    tokens: tuple[str, ...], seps: tuple[str, ...], k: int, negators: frozenset[str]
+) -> bool:
+    """A negator standing as a word: the "W" of "2000W" and the "E" of "PCI-E" are glued to the
+    word before them and belong to it."""
+    return tokens[k] in negators and not (k > 0 and seps[k] in ("", "-"))
+
+
+def _bundled(f: Features, m: TokenMatch, subject: int, negators: frozenset[str]) -> bool:
+    """ "RTX 3090 XTREME AND GIGABYTE GP-P850GM 850W ATX PSU": a link after the card ("and",
+    "with", "und", "y") adds a part sold with it, however many words describe the part (its
+    brand, part number, watts).
+
+    Not when a memory size or another model stands between the link and the part: in "V100
+    16GB and 32GB SXM2 heatsink" the link joins two cards the part fits.
+    """
+    tokens, seps = f.tokens.words, f.tokens.seps
+    links = [k for k in range(subject + 1, m.start) if _negator(tokens, seps, k, negators)]
+    if not links:
+        return False
+    link = links[-1]
+    between = (x for kind in ("unit", "family", "not_carried") for x in f.of(kind))
+    return not any(link < x.start < m.start for x in between)
 
 
 def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: TokenMatch) -> bool:
