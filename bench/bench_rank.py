@@ -23,6 +23,7 @@ Peak memory is each process's maximum RSS (``wait4`` in a small launcher: see ``
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import statistics
@@ -101,6 +102,9 @@ def run(
         commands = {"rank": argv, "recompute": [*argv, "--recompute"]}
         if pandas:
             commands |= {"pandas": baseline, "fair": [*baseline, "--fair"]}
+        duck = _duckdb_command(backend, url, Path(tmp), config)
+        if duck:
+            commands["duckdb"] = duck
         timed = _interleaved(commands, env, repeat)
         rank, recompute = timed["rank"], timed["recompute"]
         floor_rank = _empty_store_rank(cli, env, repeat, Path(tmp))
@@ -109,6 +113,9 @@ def run(
         engine = create_engine(url)
         changed = _simulate_run(engine, backend, seed=11)
         after = _time(argv, env, 1)
+        # DuckDB keeps nothing between runs: after the run its script ranks the changed store
+        # from scratch (copied again, untimed, as the user's run would have written it there)
+        duck_after = _time(_duckdb_command(backend, url, Path(tmp), config), env, 1) if duck else {}
         _simulate_run(engine, backend, seed=12)
         engine.dispose()
         after_full = _time([*argv, "--recompute"], env, 1)
@@ -142,6 +149,23 @@ def run(
         "after_run_same_rankings": json.loads(after_check["stdout"]),
         "load_1min": os.getloadavg()[0],
     }
+    if duck:
+        theirs = json.loads(timed["duckdb"]["stdout"])
+        found |= {
+            "duckdb_s": timed["duckdb"]["min_s"],
+            "duckdb_median_s": timed["duckdb"]["median_s"],
+            "duckdb_peak_rss_mb": timed["duckdb"]["peak_rss_mb"],
+            "rank_over_duckdb": round(rank["min_s"] / timed["duckdb"]["min_s"], 2),
+            "duckdb_top_agreement": f"{len(set(ours) & set(theirs))}/{len(ours)}",
+            "duckdb_after_run_s": duck_after["min_s"],
+            "rank_after_run_over_duckdb": round(after["min_s"] / duck_after["min_s"], 2),
+        }
+    else:
+        found["duckdb"] = "skipped: " + (
+            "not installed (pip install -e '.[bench]')"
+            if backend == "sqlite"
+            else "SQLite stores only"
+        )
     if pandas:
         naive, fair = timed["pandas"], timed["fair"]
         theirs = json.loads(naive["stdout"])
@@ -158,6 +182,19 @@ def run(
             "fair_same_top": json.loads(fair["stdout"]) == ours,
         }
     return found
+
+
+def _duckdb_command(backend: str, url: str, tmp: Path, config: Path) -> list[str]:
+    """The DuckDB baseline's command (``bench.duck_rank``) on a fresh DuckDB copy of the store,
+    or nothing when DuckDB is not installed or the store is not SQLite."""
+    if backend != "sqlite" or importlib.util.find_spec("duckdb") is None:
+        return []
+    from bench.duck_rank import copy_to_duckdb
+
+    target = tmp / "store.duckdb"
+    target.unlink(missing_ok=True)
+    copy_to_duckdb(Path(url.removeprefix("sqlite:///")), target)
+    return [sys.executable, "-m", "bench.duck_rank", str(target), str(config), NOW.isoformat()]
 
 
 # Each command is started by this small launcher rather than straight from the benchmark: a
