@@ -104,6 +104,9 @@ class ServerConfig:
     """
 
     heatsinks: str = "unknown"  # GPU heatsinks: "yes", "no" or "unknown"
+    # the CPUs' coolers as the title names them ("CPU heatsinks", "no CPU cooler"); on a PCIe
+    # host a plain "heatsinks" means them too (``coolers``)
+    cpu_coolers: str = "unknown"
     cpus: int | None = None
     cpu_model: str | None = None  # "E5-2680 v4", "Gold 6138"
     ram_gb: int | None = None
@@ -121,6 +124,14 @@ class ServerConfig:
         if self.cpus or self.ram_gb:
             return "cpus"
         return "heatsinks" if self.heatsinks == "yes" else "barebone"
+
+    def coolers(self, *, sxm: bool) -> str:
+        """What the listing says of its CPU coolers ("yes", "no", "unknown"): as the title
+        names them, else, on a host whose GPUs bring their own heatsinks (not ``sxm``), what
+        it says of its heatsinks."""
+        if self.cpu_coolers != "unknown" or sxm:
+            return self.cpu_coolers
+        return self.heatsinks
 
     def as_json(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -161,6 +172,7 @@ class ServerConfig:
                 ("CPUs", not self.cpus),
                 ("RAM", not self.ram_gb),
                 ("heatsinks", sxm and self.heatsinks != "yes"),
+                ("CPU coolers", self.coolers(sxm=sxm) == "no"),
                 ("PSUs", self.psus == 0),  # the title says none (unknown is not "none")
             )
             if none

@@ -1,9 +1,10 @@
 """A rig's bill of materials: what it needs to power on and run besides the host and its GPUs.
 
 The T181-G20 takes 12 V DC from an OCP power shelf (guide 000: "expects external 12V power");
-a barebone needs CPUs and RAM; an SXM module sold without its heatsink needs one. Each line is
-bought from the cheapest listing of that part in the store ("listing N"), else priced at the
-part's market from its sales, else at the documented estimate of ``parts.toml`` ("estimate").
+a barebone needs CPUs, their coolers and RAM; an SXM module sold without its heatsink needs
+one. Each line is bought from the cheapest listing of that part in the store ("listing N"),
+else priced at the part's market from its sales, else at the documented estimate of
+``parts.toml`` ("estimate").
 What the host listing already includes adds nothing. Pure: offers and prices in, lines out.
 """
 
@@ -30,7 +31,7 @@ CENT = Decimal("0.01")
 
 def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
     """What the host needs besides GPUs: its power shelf, its PSUs where the listing says it
-    comes without them, CPUs and RAM, where not included."""
+    comes without them, CPUs, their coolers and RAM, where not included."""
     offer = host.offer
     if offer is None:
         return ()  # your own workstation runs already
@@ -46,6 +47,11 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
         cpus = prices.table.bom_cpus
         label = f"{cpus} CPUs ({platform.code})"
         lines.append(BomLine(label, cpus, platform.cpus(cpus), "estimate", note=platform.source))
+    count = cpu_coolers_needed(host, prices.table.bom_cpus)
+    if platform is not None and count:
+        label = f"{count} CPU coolers ({platform.code})"
+        price = platform.coolers(count)
+        lines.append(BomLine(label, count, price, "estimate", note=platform.cooler_source))
     if platform is not None and not (config and config.ram_gb):
         gb = prices.table.bom_ram_gb
         lines.append(
@@ -54,15 +60,35 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
     return tuple(lines)
 
 
+def cpu_coolers(host: Host) -> str:
+    """What the host listing says of its CPU coolers (``ServerConfig.coolers``); "yes" for
+    your own workstation."""
+    if host.offer is None:
+        return "yes"
+    config = host.offer.config
+    return config.coolers(sxm=host.form_factor.startswith("SXM")) if config else "unknown"
+
+
+def cpu_coolers_needed(host: Host, bom_cpus: int) -> int:
+    """How many CPU coolers to budget when the listing says it has none, or has no CPUs and
+    does not say it has coolers (installed CPUs come under theirs): one per CPU it has, else
+    one per CPU the bill buys (``bom_cpus``)."""
+    state = cpu_coolers(host)
+    config = host.offer.config if host.offer else None
+    if state == "no" or (state == "unknown" and not (config and config.cpus)):
+        return config.cpus if config and config.cpus else bom_cpus
+    return 0
+
+
 def host_class(includes: Sequence[Included], config: ServerConfig | None) -> int:
     """A number shared only by server listings the planner tells apart by price alone: the same
     GPUs included, the same heatsinks (``Host.heatsinks``) and the same bill of materials (what
-    ``host_bom`` reads: CPUs, RAM, the power shelf). Of listings alike in SKU, lot, format and
-    class, only the cheapest can make a plan (``ranking.kept.shortlist.plannable``). 48 bits, so a
-    float64 column holds it exactly."""
+    ``host_bom`` reads: the CPUs and their coolers, RAM, the power shelf). Of listings alike in
+    SKU, lot, format and class, only the cheapest can make a plan
+    (``ranking.kept.shortlist.plannable``). 48 bits, so a float64 column holds it exactly."""
     c = config or ServerConfig()
     gpus = sorted((i.sku, i.quantity) for i in includes)
-    key = repr((gpus, c.heatsinks, bool(c.cpus), bool(c.ram_gb), c.power_shelf))
+    key = repr((gpus, c.heatsinks, c.cpu_coolers, c.cpus or 0, bool(c.ram_gb), c.power_shelf))
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=6).digest(), "big")
 
 

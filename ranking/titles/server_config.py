@@ -90,9 +90,14 @@ class Platform:
     cpu_estimate: Decimal
     ram_per_gb: Decimal
     source: str
+    cooler_estimate: Decimal = Decimal(0)  # one CPU cooler (a passive server heatsink)
+    cooler_source: str = ""
 
     def cpus(self, count: int) -> Decimal:
         return (self.cpu_estimate * count).quantize(CENT)
+
+    def coolers(self, count: int) -> Decimal:
+        return (self.cooler_estimate * count).quantize(CENT)
 
     def ram(self, gb: int) -> Decimal:
         return (self.ram_per_gb * gb).quantize(CENT)
@@ -157,7 +162,12 @@ def load_parts() -> PartsTable:
     }
     platforms = {
         code: Platform(
-            code, Decimal(str(p["cpu_estimate"])), Decimal(str(p["ram_per_gb"])), str(p["source"])
+            code,
+            Decimal(str(p["cpu_estimate"])),
+            Decimal(str(p["ram_per_gb"])),
+            str(p["source"]),
+            Decimal(str(p["cooler_estimate"])),
+            str(p["cooler_source"]),
         )
         for code, p in data["platforms"].items()
     }
@@ -203,6 +213,7 @@ def parse_server_config(
         heatsinks = YES
     found = ServerConfig(
         heatsinks=heatsinks,
+        cpu_coolers=facts.part("cpu_cooler"),
         cpus=cpus,
         cpu_model=model,
         ram_gb=0 if facts.part("ram") == NO else _ram(text),

@@ -53,7 +53,7 @@ def plans_for(offers: list[Offer], prices: PartPrices = PRICES, **target: object
     return plan_rigs(offers, SKUS, RULES, Target(**target), parts=prices)  # type: ignore[arg-type]
 
 
-def test_a_barebone_t181_plan_adds_power_shelf_cpus_ram_and_heatsinks():
+def test_a_barebone_t181_plan_adds_power_shelf_cpus_coolers_ram_and_heatsinks():
     host = offer(T181, "700", config=BARE)
     modules = [offer(V100, "150") for _ in range(4)]
     (plan,) = plans_for([host, *modules], vram_gb=64)
@@ -61,16 +61,52 @@ def test_a_barebone_t181_plan_adds_power_shelf_cpus_ram_and_heatsinks():
     assert [(b.item, b.price, b.source, b.item_id) for b in plan.bom] == [
         ("OCP 12 V power shelf", Decimal("267.67"), "listing", SHELF.item_id),
         ("2 CPUs (xeon-scalable)", Decimal("50.00"), "estimate", None),
+        ("2 CPU coolers (xeon-scalable)", Decimal("50.00"), "estimate", None),
         ("96 GB RAM", Decimal("105.60"), "estimate", None),
         ("4 SXM2 heatsinks", Decimal("154.20"), "listing", HEATSINKS.item_id),
     ]
-    assert plan.total == Decimal("700") + 4 * Decimal("150") + Decimal("577.47")
+    assert plan.total == Decimal("700") + 4 * Decimal("150") + Decimal("627.47")
     text = render_plans_text([plan], NOW)
     assert f"needs OCP 12 V power shelf: $267.67 (listing {SHELF.item_id})" in text
     assert "or guide 000's DIY way: server PSUs with their 12 V pads wired" in text
     assert "needs 96 GB RAM: $105.60 (estimate)" in text
     (shelf, *_rest) = render_plan_json(plan)["bom"]  # type: ignore[misc]
     assert shelf["source"] == "listing" and shelf["price"] == 267.67
+
+
+ESC4000 = "asus-esc4000-g3"
+P100_PCIE = "nvidia-tesla-p100-pcie-16gb"
+
+
+def coolers(title: str, host_sku: str = ESC4000, module: str = P100_PCIE) -> list[tuple]:
+    """The CPU-cooler lines of the one plan for a host whose listing says ``title``."""
+    host = offer(host_sku, "400", config=parse_server_config(title))
+    (plan,) = plans_for([host, *(offer(module, "100") for _ in range(4))], vram_gb=64)
+    return [(b.item, b.units, b.price) for b in plan.bom if "CPU coolers" in b.item]
+
+
+def test_cpu_coolers_are_budgeted_where_the_listing_lacks_them():
+    # a PCIe host's heatsinks are its CPU coolers: "no heatsinks" means buying them
+    assert coolers("ASUS ESC4000 G3 2x E5-2680 v4 128GB no heatsinks") == [
+        ("2 CPU coolers (xeon-e5-v3v4)", 2, Decimal("30.00"))
+    ]
+    # named for themselves, in any marketplace's words
+    assert coolers("ASUS ESC4000 G3 Barebone ohne CPU-Kühler")[0][1] == 2
+    # a barebone sold without CPUs seldom keeps their coolers, unless it says so
+    assert coolers("ASUS ESC4000 G3 Barebone")[0][1] == 2
+    assert coolers("ASUS ESC4000 G3 Barebone with heatsinks") == []
+    assert coolers("ASUS ESC4000 G3 Barebone with CPU heatsinks") == []
+    # installed CPUs come under their coolers
+    assert coolers("ASUS ESC4000 G3 2x E5-2680 v4 128GB") == []
+
+
+def test_an_sxm_host_s_heatsinks_are_its_modules_not_its_cpu_coolers():
+    """On a T181-G20 "No Heatsinks" is the four SXM2 heatsinks (bought as such); its
+    installed CPUs keep their coolers; "no CPU heatsinks" is the CPUs' own."""
+    title = "Gigabyte T181-G20 GPU Server 2x Xeon Silver 4114 64GB No GPUs No Heatsinks"
+    assert coolers(title, T181, V100) == []
+    title = "Gigabyte T181-G20 2x Xeon Silver 4114 64GB with SXM2 heatsinks, no CPU heatsinks"
+    assert coolers(title, T181, V100) == [("2 CPU coolers (xeon-scalable)", 2, Decimal("50.00"))]
 
 
 def test_without_a_listing_a_part_is_priced_at_its_documented_estimate():

@@ -87,6 +87,7 @@ def test_result_serialises_to_the_normalize_contract() -> None:
         "confidence": got.as_json()["confidence"],
         "config": {
             "heatsinks": "yes",  # installed SXM2 modules sit under their heatsinks
+            "cpu_coolers": "unknown",
             "cpus": None,
             "cpu_model": None,
             "ram_gb": None,
