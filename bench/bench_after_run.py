@@ -14,12 +14,21 @@ ranking are timed in this process, each against its baseline, interleaved, best 
 - ``alerts``: the run's ranking for the starter config's five alert rules, pricing and
   explaining only the listings the rules may match (``RankFilters.may_match``); baseline:
   every listing (the previous design). Both must give the same matches.
+- ``duckdb_rules``: what a user might run instead, a DuckDB script (``bench.duck_rank
+  --rules``) ranking the store after the run (copied into DuckDB, untimed) by the ranking's core
+  and matching the rules that read the ranking alone, timed as a whole process (interpreter and
+  imports included, where the ``alerts`` figures are a step inside one); with the share of
+  rigscout's matches it finds.
 
     .venv/bin/python -m bench after-run
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -33,7 +42,7 @@ from sqlalchemy.orm import Session
 
 from alerts.rules import RuleFacts, Trust, match_rules
 from alerts.settings import AlertRule
-from bench.bench_rank import _fill, _simulate_run, _watched_count
+from bench.bench_rank import CONFIG, _fill, _simulate_run, _time, _watched_count
 from core.settings import RankSettings
 from db.migrate import upgrade
 from db.priced_rows import load_digests, load_ids_priced_against
@@ -98,6 +107,7 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
             },
             repeat,
         )
+        duck = _duckdb_rules(Path(tmp), now, repeat)
         digest = _digest_lookups(engine, repeat)
         watched = _watched_count(engine)
         engine.dispose()
@@ -120,6 +130,38 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
         "alerts_deals_priced": [alerts["candidates"][1][1], alerts["every_listing"][1][1]],
         "alerts_matches": len(alerts["candidates"][1][0]),
         "alerts_same_matches": alerts["candidates"][1][0] == alerts["every_listing"][1][0],
+        **_duck_figures(duck, alerts["candidates"][1][0]),
+    }
+
+
+def _duckdb_rules(tmp: Path, now: datetime, repeat: int) -> dict[str, Any]:
+    """The DuckDB baseline (``bench.duck_rank --rules``): the store after the run copied into
+    DuckDB (untimed), then the same ranking's core and the rules that read it alone, as a whole
+    process, best of ``repeat``; {} when DuckDB is not installed."""
+    if importlib.util.find_spec("duckdb") is None:
+        return {}
+    from bench.duck_rank import copy_to_duckdb
+
+    store = tmp / "bench.db"
+    config = tmp / "rigscout.toml"
+    config.write_text(CONFIG.format(url=f"sqlite:///{store}"), encoding="utf-8")
+    copy_to_duckdb(store, tmp / "store.duckdb")
+    argv = [sys.executable, "-m", "bench.duck_rank", str(tmp / "store.duckdb"), str(config)]
+    return _time([*argv, now.isoformat(), "--rules"], dict(os.environ), repeat)
+
+
+def _duck_figures(duck: dict[str, Any], ours: list[Any]) -> dict[str, Any]:
+    """The DuckDB baseline's time and how many of its matches are ours (the ranking-only rules:
+    rigscout's history rules match nothing here either, their facts left out)."""
+    if not duck:
+        return {"duckdb": "skipped: not installed (pip install -e '.[bench]')"}
+    theirs = {(i, rule) for i, rule in json.loads(duck["stdout"])}
+    mine = {(i, rule) for i, rule in ours}
+    return {
+        "duckdb_rules_s": duck["min_s"],
+        "duckdb_rules_peak_rss_mb": duck["peak_rss_mb"],
+        "duckdb_rules_matches": len(theirs),
+        "duckdb_rules_agreement": f"{len(theirs & mine)}/{len(mine)}",
     }
 
 

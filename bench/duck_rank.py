@@ -20,7 +20,7 @@ this machine. The timed process opens that file, reads the catalog's capabilitie
 settings' exchange rates (as any script ranking these cards must), runs the query and prints
 the ids.
 
-    python -m bench.duck_rank <store.duckdb> <rigscout.toml> <now ISO> [limit]
+    python -m bench.duck_rank <store.duckdb> <rigscout.toml> <now ISO> [limit | --rules]
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any
 _TABLES = {
     "listings": (
         "id, sku, category, kind, quantity, buying_format, status, seller_feedback,"
-        " latest_observation_id"
+        " latest_observation_id, end_time"
     ),
     "observations": "id, listing_id, observed_at, price, shipping, currency",
     "sales": "listing_id, sold_date, price, shipping, currency, best_offer_accepted, source",
@@ -47,7 +47,7 @@ RANK_SQL = """
 WITH fx(currency, rate) AS (VALUES {fx}),
 capability(sku, capability, eligible) AS (VALUES {capability}),
 cur AS (
-  SELECT l.id, l.sku, l.category, l.buying_format, l.seller_feedback,
+  SELECT l.id, l.sku, l.category, l.buying_format, l.seller_feedback, l.end_time,
          (o.price + coalesce(o.shipping, 0)) / 100.0 * fx.rate / l.quantity AS unit
   FROM listings l
   JOIN observations o ON o.id = l.latest_observation_id
@@ -90,21 +90,40 @@ reference AS (
 ),
 priced AS (
   -- an auction will end above its current bid: priced at the market when that is higher
-  SELECT c.id, c.sku, c.category, c.seller_feedback, r.evidence, r.ref,
+  SELECT c.id, c.sku, c.category, c.seller_feedback, c.buying_format, c.end_time, r.evidence,
+         r.ref,
          CASE WHEN c.buying_format = 'auction' THEN greatest(c.unit, coalesce(r.ref, c.unit))
               ELSE c.unit END AS unit
   FROM cur c JOIN reference r USING (sku)
 ),
-scored AS (
-  SELECT p.id, p.seller_feedback, p.evidence, 1 - p.unit / p.ref AS discount,
+valued AS (
+  SELECT p.*, 1 - p.unit / p.ref AS discount,
          cume_dist() OVER (PARTITION BY p.category ORDER BY v.capability / p.unit) AS pct
   FROM priced p JOIN capability v USING (sku)
   WHERE v.eligible
+),
+scored AS (
+  SELECT *, 100 * (0.6 * evidence * coalesce(greatest(-1, least(1, discount / 0.5)), 0)
+                   + 0.4 * pct)
+            - CASE WHEN seller_feedback < $min_feedback THEN 10 ELSE 0 END AS score
+  FROM valued
 )
-SELECT id FROM scored
-ORDER BY 100 * (0.6 * evidence * coalesce(greatest(-1, least(1, discount / 0.5)), 0) + 0.4 * pct)
-         - CASE WHEN seller_feedback < $min_feedback THEN 10 ELSE 0 END DESC, id
-LIMIT $limit
+"""
+TOP_SQL = "SELECT id FROM scored ORDER BY score DESC, id LIMIT $limit"
+# The starter config's rules that read the ranking alone (``bench.bench_after_run.RULES``; the
+# new-low and price-drop rules need the history facts that bench leaves out too): the matches,
+# as (listing id, rule name).
+RULES_SQL = """
+SELECT id, 'cheap-v100-sxm2' FROM scored
+WHERE sku IN ('nvidia-tesla-v100-sxm2-16gb', 'nvidia-tesla-v100-sxm2-32gb')
+  AND unit <= 250 AND discount >= 0.15
+UNION ALL
+(SELECT id, 'any-great-deal' FROM scored WHERE score >= 80 ORDER BY score DESC, id LIMIT 5)
+UNION ALL
+SELECT id, 'bid-reminder' FROM scored
+WHERE sku = 'nvidia-tesla-v100-sxm2-16gb' AND buying_format = 'auction' AND unit <= 200
+  AND CAST(end_time AS TIMESTAMP) <= CAST($now AS TIMESTAMP) + INTERVAL 3 HOUR
+ORDER BY 2, 1
 """
 
 
@@ -125,8 +144,11 @@ def copy_to_duckdb(sqlite_path: Path, duck_path: Path) -> None:
     source.close()
 
 
-def rank_with_duckdb(duck_path: Path, config: Path, now: datetime, limit: int) -> list[int]:
-    """The ids of the top ``limit`` listings by the query above."""
+def rank_with_duckdb(
+    duck_path: Path, config: Path, now: datetime, limit: int, *, rules: bool = False
+) -> list[Any]:
+    """The ids of the top ``limit`` listings by the query above; with ``rules``, the starter
+    rules' matches instead."""
     import duckdb
 
     from ranking.catalog import load_catalog
@@ -143,8 +165,8 @@ def rank_with_duckdb(duck_path: Path, config: Path, now: datetime, limit: int) -
         "min_sales": rank.min_sales,
         "strong_sales": rank.strong_sales,
         "min_feedback": rank.min_seller_feedback,
-        "limit": limit,
     }
+    params |= {"now": now.replace(tzinfo=None).isoformat()} if rules else {"limit": limit}
     fx = []
     for n, (currency, rate) in enumerate(rank.fx_rates.items()):
         params |= {f"c{n}": currency, f"r{n}": float(rate)}
@@ -154,11 +176,15 @@ def rank_with_duckdb(duck_path: Path, config: Path, now: datetime, limit: int) -
         params |= {f"s{n}": v.sku, f"v{n}": float(v.capability), f"e{n}": bool(v.eligible)}
         capability.append(f"($s{n}, $v{n}, $e{n})")
     query = RANK_SQL.format(fx=", ".join(fx), capability=", ".join(capability))
+    query += RULES_SQL if rules else TOP_SQL
     with duckdb.connect(str(duck_path), read_only=True) as duck:
-        return [int(row[0]) for row in duck.execute(query, params).fetchall()]
+        found = duck.execute(query, params).fetchall()
+    return [[int(row[0]), row[1]] for row in found] if rules else [int(row[0]) for row in found]
 
 
 if __name__ == "__main__":
-    top = int(sys.argv[4]) if len(sys.argv) > 4 else 50
+    rules = sys.argv[4:] == ["--rules"]
+    top = int(sys.argv[4]) if len(sys.argv) > 4 and not rules else 50
     moment = datetime.fromisoformat(sys.argv[3])
-    print(json.dumps(rank_with_duckdb(Path(sys.argv[1]), Path(sys.argv[2]), moment, top)))
+    found = rank_with_duckdb(Path(sys.argv[1]), Path(sys.argv[2]), moment, top, rules=rules)
+    print(json.dumps(found))
