@@ -24,10 +24,9 @@ if TYPE_CHECKING:
 
     from sqlalchemy.orm import Session
 
-_COLUMNS = (
-    ListingRow.id,
-    ListingRow.end_time,
-    *SOLD_COLUMNS,
+_AUCTIONS = (ListingRow.id, ListingRow.end_time, *SOLD_COLUMNS)
+_SIGHTINGS = (
+    ObservationRow.listing_id,
     ObservationRow.observed_at,
     ObservationRow.price,
     ObservationRow.shipping,
@@ -39,26 +38,25 @@ def load_watched_auctions(
     session: Session, *, since: datetime, newest: int | None = None
 ) -> list[WatchedAuction]:
     """Finished auctions that ended at or after ``since``, with their running observations;
-    ``newest``: only the auctions among the ``newest`` sold ones that ended last."""
+    ``newest``: only the auctions among the ``newest`` sold ones that ended last.
+
+    Two statements, the auctions and their sightings, each row read once: joined, every
+    sighting's row repeated its auction's sale (a year of watched auctions is tens of
+    thousands of sightings)."""
     finished = (
         ListingRow.buying_format == BuyingFormat.AUCTION.value,
         ListingRow.kind == "item",
         ListingRow.sku.is_not(None),
         ListingRow.end_time >= since,
     )
-    stmt = (
-        select(*_COLUMNS)
+    auctions = select(*_AUCTIONS).join(SaleRow, SaleRow.listing_id == ListingRow.id)
+    sightings = (
+        select(*_SIGHTINGS)
+        .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .join(SaleRow, SaleRow.listing_id == ListingRow.id)
-        # Only auctions seen running teach the model anything: an inner join leaves the others.
-        .join(
-            ObservationRow,
-            (ObservationRow.listing_id == ListingRow.id)
-            & (ObservationRow.status == "active")
-            & (ObservationRow.observed_at < ListingRow.end_time),
-        )
-        .where(*finished)
-        .order_by(ListingRow.id, ObservationRow.observed_at)
+        .where(ObservationRow.status == "active", ObservationRow.observed_at < ListingRow.end_time)
     )
+    auctions, sightings = auctions.where(*finished), sightings.where(*finished)
     if newest is not None:
         latest = (
             select(ListingRow.id)
@@ -67,13 +65,22 @@ def load_watched_auctions(
             .order_by(ListingRow.end_time.desc(), ListingRow.id.desc())
             .limit(newest)
         )
-        stmt = stmt.where(ListingRow.id.in_(latest.scalar_subquery()))
-    rows = session.connection().execute(stmt).all()  # rows, not ORM results: no per-row cost
-    return [
-        auction
-        for _, group in groupby(rows, key=lambda r: r[0])
-        if (auction := _auction(list(group))) is not None
-    ]
+        auctions = auctions.where(ListingRow.id.in_(latest.scalar_subquery()))
+        sightings = sightings.where(ListingRow.id.in_(latest.scalar_subquery()))
+    # rows, not ORM results: no per-row cost
+    connection = session.connection()
+    ordered = sightings.order_by(ObservationRow.listing_id, ObservationRow.observed_at)
+    seen = {
+        listing_id: tuple(BidSeen(*row[1:]) for row in group)
+        for listing_id, group in groupby(connection.execute(ordered), key=lambda r: r[0])
+    }
+    found = []
+    for row in connection.execute(auctions.order_by(ListingRow.id)):
+        bids = seen.get(row[0])
+        # Only auctions seen running teach the model anything.
+        if bids and (auction := _auction(row, bids)) is not None:
+            found.append(auction)
+    return found
 
 
 def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
@@ -95,13 +102,9 @@ def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
     return (*listings, *sales, newest_observation)
 
 
-def _auction(rows: list[Any]) -> WatchedAuction | None:
-    listing_id, end_time = rows[0][:2]
-    final = sold_row(rows[0][2 : 2 + len(SOLD_COLUMNS)])
+def _auction(row: Any, seen: tuple[BidSeen, ...]) -> WatchedAuction | None:
+    listing_id, end_time = row[:2]
+    final = sold_row(row[2 : 2 + len(SOLD_COLUMNS)])
     if final.includes:
         return None  # a server sold with GPUs: its price is not its SKU's market
-    seen = tuple(
-        BidSeen(observed_at, price, shipping, bids)
-        for (*_, observed_at, price, shipping, bids) in rows
-    )
     return WatchedAuction(listing_id, end_time, final, seen)
