@@ -61,9 +61,12 @@ def _negated(f: Features, m: TokenMatch, subject: int, words: Mapping[str, froze
     if m.value in _FAN_WORDS and before and before[-1] in words["accessory.descriptors"]:
         return True
     negators = words["accessory.negators"]
-    if any(_negator(tokens, seps, k, negators) for k in range(start, m.start)):
+    if any(
+        _negator(tokens, seps, k, negators) and not _sized_between(f, k, m.start)
+        for k in range(start, m.start)
+    ):
         return True
-    if _joined(tokens, seps, m) or (m.start > subject and _added(tokens, seps, subject, m)):
+    if _joined(f, m) or (m.start > subject and _added(f, subject, m)):
         return True
     if m.start > subject and _bundled(f, m, subject, negators):
         return True
@@ -85,34 +88,48 @@ def _bundled(f: Features, m: TokenMatch, subject: int, negators: frozenset[str])
     "with", "und", "y") adds a part sold with it, however many words describe the part (its
     brand, part number, watts).
 
-    Not when a memory size or another model stands between the link and the part: in "V100
-    16GB and 32GB SXM2 heatsink" the link joins two cards the part fits.
+    Not when a memory size or another model stands between the link and the part
+    (``_sized_between``).
     """
     tokens, seps = f.tokens.words, f.tokens.seps
     links = [k for k in range(subject + 1, m.start) if _negator(tokens, seps, k, negators)]
     if not links:
         return False
-    link = links[-1]
-    between = (x for kind in ("unit", "family", "not_carried") for x in f.of(kind))
-    return not any(link < x.start < m.start for x in between)
+    return not _sized_between(f, links[-1], m.start)
 
 
-def _joined(tokens: tuple[str, ...], seps: tuple[str, ...], m: TokenMatch) -> bool:
-    """ "V100 + heatsink", "card & shroud": the part rides along with the hardware."""
+def _sized_between(f: Features, link: int, part: int) -> bool:
+    """Whether a memory size or a model stands between a link and a part: in "V100 16GB and
+    32GB heatsink" the link joins two cards the part fits. A size is a number and its unit
+    ("32GB"); the "G" of a model name ("G3") is none."""
+    tokens = f.tokens.words
+    sizes = [u.start - 1 for u in f.of("unit") if u.start > 0 and tokens[u.start - 1].isdigit()]
+    models = [x.start for kind in ("family", "not_carried") for x in f.of(kind)]
+    return any(link < at < part for at in (*sizes, *models))
+
+
+def _joined(f: Features, m: TokenMatch) -> bool:
+    """ "V100 + heatsink", "card & shroud": the part rides along with the hardware (not when a
+    size follows the "+" or "&": "V100 SXM2 16GB & 32GB heatsink" fits both)."""
+    tokens, seps = f.tokens.words, f.tokens.seps
     lo = max(0, m.start - 2)
     around = [
         sep
         for k, sep in enumerate(seps[lo : m.start + 1], start=lo)
         # "80+ Platinum PSU": a plus stuck to a number is a rating, not "and"
         if not (sep.startswith("+") and k > 0 and tokens[k - 1].isdigit())
+        and not _sized_between(f, k - 1, m.start)
     ] + list(seps[m.end : m.end + 1])
     return any(c in sep for sep in around for c in "+&")
 
 
-def _added(tokens: tuple[str, ...], seps: tuple[str, ...], subject: int, m: TokenMatch) -> bool:
-    """ "T181-G20 w/ 4x V100 16GB SXM2 + OCP 12V power shelf": added to the model named first."""
+def _added(f: Features, subject: int, m: TokenMatch) -> bool:
+    """ "T181-G20 w/ 4x V100 16GB SXM2 + OCP 12V power shelf": added to the model named first
+    (not when a size or a model follows the "+" or "&": "V100 16GB & 32GB heatsink")."""
+    tokens, seps = f.tokens.words, f.tokens.seps
     return any(
-        ("+" in sep and not (sep.startswith("+") and tokens[k - 1].isdigit())) or "&" in sep
+        (("+" in sep and not (sep.startswith("+") and tokens[k - 1].isdigit())) or "&" in sep)
+        and not _sized_between(f, k - 1, m.start)
         for k, sep in enumerate(seps[subject + 1 : m.start + 1], start=subject + 1)
     )
 

@@ -76,3 +76,84 @@ def test_stock_is_not_a_lot_in_any_language():
         "NVIDIA Tesla P40 24GB - prix à l'unité",
     ):
         assert normalize_title(title).quantity == 1, title
+
+
+# A count glued to a product line is the line's name ("RTX 3080 X63 ULTRA", a typo of XC3);
+# the same count before the card, or after it with nothing of a product line, is a lot.
+LINE_WORDS = ["Ultra", "Gaming", "Black", "Hybrid", "Trio", "FTW3", "XC3", "OC", "Edition"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    card=st.sampled_from(sorted(CARDS)),
+    count=st.integers(min_value=2, max_value=99),
+    line=st.sampled_from(LINE_WORDS),
+    data=st.data(),
+)
+def test_a_count_inside_a_product_name_is_no_lot(card, count, line, data):
+    name = data.draw(_cases(f"X{count} {line}"))
+    read = normalize_title(f"{card} {name}")
+    assert (read.sku, read.quantity) == (CARDS[card], 1), name
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    card=st.sampled_from(sorted(CARDS)),
+    count=st.integers(min_value=2, max_value=9),
+    cut=st.sampled_from(["...", "…", "", " ..."]),
+)
+def test_a_count_the_title_cut_before_what_it_counts_is_no_lot(card, count, cut):
+    read = normalize_title(f"{card} Graphics Card {count}x{cut}")
+    assert (read.sku, read.quantity) == (CARDS[card], 1)
+
+
+# A card sold with a power supply, in each marketplace's words: the link, then however many
+# words describe the supply (brand, model code, watts, form factor), then what it is.
+LINKS = ["and", "AND", "with", "w/", "+", "&", "und", "mit", "et", "avec", "y", "con", "en", "met"]
+BRANDS = ["Corsair RM1000x", "GIGABYTE GP-P850GM", "be quiet! Dark Power 12", "Seasonic Focus",
+          "EVGA SuperNOVA G3"]  # fmt: skip
+SUPPLIES = ["PSU", "Power Supply", "Netzteil", "alimentation", "fuente de alimentación",
+            "alimentatore", "voeding"]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    card=st.sampled_from(sorted(CARDS)),
+    link=st.sampled_from(LINKS),
+    brand=st.sampled_from(BRANDS),
+    watts=st.sampled_from(["", " 850W", " 1000 W", " 1200W ATX", " 750W SFX modular"]),
+    supply=st.sampled_from(SUPPLIES),
+)
+def test_a_card_sold_with_a_power_supply_is_the_card(card, link, brand, watts, supply):
+    title = f"{card} {link} {brand}{watts} {supply}"
+    read = normalize_title(title)
+    assert (read.sku, read.kind.value, read.quantity) == (CARDS[card], "item", 1), title
+
+
+# A gift or an extra sold with the card, in each marketplace's words, does not make the
+# listing the gift.
+GIFTS = ["FREE EVGA Shirt", "+ free T-Shirt", "bonus hoodie", "inkl. Geschenk T-Shirt",
+         "gratis Poster", "avec poster offert", "con regalo poster", "omaggio t-shirt",
+         "plus free mug", "incl. keychain"]  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(card=st.sampled_from(sorted(CARDS)), gift=st.sampled_from(GIFTS), data=st.data())
+def test_a_gift_with_the_card_leaves_it_the_card(card, gift, data):
+    title = f"{card} {data.draw(_cases(gift))}"
+    read = normalize_title(title)
+    assert (read.sku, read.kind.value) == (CARDS[card], "item"), title
+
+
+# A part named after two sizes joined by a link fits both: it is the part, not the card.
+@settings(max_examples=100, deadline=None)
+@given(
+    link=st.sampled_from(["and", "&", "+", "und", "et", "y", "/", "or"]),
+    order=st.sampled_from(
+        ["Tesla V100 SXM2 16GB {l} 32GB {p}", "Tesla V100 16GB {l} 32GB SXM2 {p}"]
+    ),
+    part=st.sampled_from(["heatsink", "Heatsink", "Kühlkörper", "dissipateur", "disipador"]),
+)
+def test_a_part_that_fits_two_sizes_is_the_part(link, order, part):
+    title = order.format(l=link, p=part)
+    assert normalize_title(title).kind.value == "accessory", title
