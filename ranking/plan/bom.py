@@ -60,21 +60,15 @@ def host_bom(host: Host, prices: PartPrices) -> tuple[BomLine, ...]:
     return tuple(lines)
 
 
-def cpu_coolers(host: Host) -> str:
-    """What the host listing says of its CPU coolers (``ServerConfig.coolers``); "yes" for
-    your own workstation."""
-    if host.offer is None:
-        return "yes"
-    config = host.offer.config
-    return config.coolers(sxm=host.form_factor.startswith("SXM")) if config else "unknown"
-
-
 def cpu_coolers_needed(host: Host, bom_cpus: int) -> int:
-    """How many CPU coolers to budget when the listing says it has none, or has no CPUs and
-    does not say it has coolers (installed CPUs come under theirs): one per CPU it has, else
-    one per CPU the bill buys (``bom_cpus``)."""
-    state = cpu_coolers(host)
-    config = host.offer.config if host.offer else None
+    """How many CPU coolers to budget when the listing says it has none
+    (``ServerConfig.coolers``), or has no CPUs and does not say it has coolers (installed CPUs
+    come under theirs): one per CPU it has, else one per CPU the bill buys (``bom_cpus``).
+    None for your own workstation."""
+    if host.offer is None:
+        return 0
+    config = host.offer.config
+    state = config.coolers(sxm=host.form_factor.startswith("SXM")) if config else "unknown"
     if state == "no" or (state == "unknown" and not (config and config.cpus)):
         return config.cpus if config and config.cpus else bom_cpus
     return 0

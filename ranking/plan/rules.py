@@ -89,13 +89,13 @@ class PlanRules:
         return self.fits.get(sku) or Fit(sku)
 
 
-@cache
 def trust_weight(margin: float) -> Decimal:
     """What a risky seller's price is weighed at against a trusted one's: ``1 + margin``
     times it."""
     return Decimal(str(1 + margin))
 
 
+@cache
 def load_plan_rules() -> PlanRules:
     """The shipped rules (``ranking/plan/plan.toml``) and fit facts (``catalog/fit/fit.csv``)."""
     return parse_plan_rules(_read_toml(RULES_FILE), load_fits(FIT_FILE))

@@ -84,14 +84,14 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class Platform:
-    """A host platform's CPU and RAM prices where the store has none (estimates)."""
+    """A host platform's CPU, CPU cooler and RAM prices where the store has none (estimates)."""
 
     code: str
     cpu_estimate: Decimal
     ram_per_gb: Decimal
     source: str
-    cooler_estimate: Decimal = Decimal(0)  # one CPU cooler (a passive server heatsink)
-    cooler_source: str = ""
+    cooler_estimate: Decimal  # one CPU cooler (a passive server heatsink)
+    cooler_source: str
 
     def cpus(self, count: int) -> Decimal:
         return (self.cpu_estimate * count).quantize(CENT)
