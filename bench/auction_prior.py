@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ranking.market.auction import BANDS
+
 if TYPE_CHECKING:
     from ranking.market.auction import AuctionModel
 
@@ -33,6 +35,7 @@ def render_prior(model: AuctionModel, *, header: str) -> str:
             lines += [f"high = {math.exp(bl.high):.4f}", ""]
     for t, widenings in enumerate(model.widenings):
         for column, w in enumerate(widenings):
-            lines += ["[[widenings]]", f"time = {t}", f"market = {column}", f"n = {w.n}"]
-            lines += [f"by = {math.exp(w.by):.4f}", ""]
+            market, band = divmod(column, BANDS)
+            lines += ["[[widenings]]", f"time = {t}", f"market = {market}", f"band = {band}"]
+            lines += [f"n = {w.n}", f"by = {math.exp(w.by):.4f}", ""]
     return "\n".join(lines)

@@ -295,7 +295,8 @@ def write_prior(path: Path = PRIOR) -> AuctionModel:
         "blends: per time-left bucket, the weight of the market median (0-1) and the spread\n"
         "(low/high multipliers) around the blended prediction; spread 3: unknown (few sales).\n"
         "widenings: per time-left bucket x market column (spread class 0-3 x 3 + where the\n"
-        "bid stands: 0 under half the market, 1 under 90 %, 2 at or over; 12: no market), the\n"
+        "bid stands: 0 under half the market, 1 under 90 %, 2 at or over; 12: no market) x\n"
+        "price band of the current bid (0: under 100, 1: 100-1,000, 2: over 1,000), the\n"
         "factor both ends of the range move by (low / by, high x by) so that it holds 80 % of\n"
         "the finals of auctions left out of the fit (split conformal, 5 folds)."
     )
