@@ -27,6 +27,7 @@ BENCHMARKS = {
     "startup": ("bench.bench_startup", {}),
     "fastlane": ("bench.bench_fastlane", {}),
     "report": ("bench.bench_report", {}),
+    "report-1m": ("bench.bench_report", {"listings": 1_000_000, "observations": 10_000_000}),
     "alerts": ("bench.bench_alerts", {}),
     "after-run": ("bench.bench_after_run", {}),
     "after-run-1m": (
@@ -34,7 +35,12 @@ BENCHMARKS = {
         {"listings": 1_000_000, "observations": 10_000_000, "repeat": 1},
     ),
 }
-ON_REQUEST = {"rank-1m", "rank-1m-postgres", "after-run-1m"}  # half an hour each: run by name only
+ON_REQUEST = {
+    "rank-1m",
+    "rank-1m-postgres",
+    "after-run-1m",
+    "report-1m",
+}  # half an hour each: run by name only
 QUICK = {
     "normalize": {"n": 100_000},
     "rank": {"listings": 10_000, "observations": 100_000},

@@ -230,6 +230,7 @@ def _interleaved(
             runs[name].append(_once(argv, env))
     return {
         name: {
+            "first_s": round(done[0][0], 3),
             "min_s": round(min(t for t, _, _ in done), 3),
             "median_s": round(statistics.median(t for t, _, _ in done), 3),
             "peak_rss_mb": round(max(p for _, p, _ in done), 1),

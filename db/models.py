@@ -155,6 +155,9 @@ class SaleRow(Base):
     best_offer_accepted: Mapped[bool] = mapped_column(Boolean, default=False)
     # source: sold_page | import | terapeak | presumed (a watched listing that ended)
     source: Mapped[str] = mapped_column(String(16))
+    # Raised past every other sale's on each insert and update (``db/store.py``): which sales
+    # changed since the report kept its sold points (``db/sold_points.py``). None: before 0011.
+    change_seq: Mapped[int | None] = mapped_column(Integer, index=True)
 
 
 class RunRow(Base):
@@ -269,6 +272,19 @@ class AskingDayRow(Base):
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     low: Mapped[str] = mapped_column(Text)  # Decimal text, the user's currency
     high: Mapped[str] = mapped_column(Text)
+
+
+class SoldPointRow(Base):
+    """One sale as the report's price history shows it: its SKU, day, landed unit price and
+    weight (``rigscout/outputs/report/sold.py``: valid while its ``state`` row holds)."""
+
+    __tablename__ = "sold_points"
+
+    listing_id: Mapped[int] = mapped_column(Integer, primary_key=True)  # the sale's listing
+    sku: Mapped[str] = mapped_column(String(64))
+    day: Mapped[date] = mapped_column(Date, index=True)
+    price: Mapped[str] = mapped_column(Text)  # Decimal text, the user's currency
+    weight: Mapped[str] = mapped_column(Text)
 
 
 class SearchLeaseRow(Base):

@@ -45,8 +45,9 @@ _NORMALIZED_COLUMNS = (
 )
 _OBSERVED_COLUMNS = ("price", "price_max", "shipping", "currency", "bids", "status")
 # What places a listing's prices in the report's history (``db.history.load_asking_rows``
-# groups by them): a change stamps ``history_changed_at``.
-_HISTORY_COLUMNS = ("sku", "category", "kind", "quantity", "location")
+# groups by them; a sale with GPUs is not its SKU's own, ``db.sold_points``): a change stamps
+# ``history_changed_at``.
+_HISTORY_COLUMNS = ("sku", "category", "kind", "quantity", "location", "includes")
 _REPLACED_COLUMNS = ("title", "url", "buying_format", "currency", "status", "last_seen")
 # A page that omits these (sold pages show no seller) must not erase what another page showed.
 _KEPT_COLUMNS = (
@@ -169,8 +170,8 @@ def save_ended(session: Session, *, now: datetime) -> int:
         if row.sale_id is None
     ]
     if sales:
-        stmt = upsert_insert(session, SALES).on_conflict_do_nothing(index_elements=["listing_id"])
-        session.execute(stmt, sales)
+        stmt = upsert_insert(session, SALES).values(change_seq=_next_change())
+        session.execute(stmt.on_conflict_do_nothing(index_elements=["listing_id"]), sales)
     _expire_listings(session)
     return len(rows)
 
@@ -311,14 +312,20 @@ def _new_sales(
 def _upsert_sales(session: Session, sales: list[dict[str, Any]]) -> None:
     if not sales:
         return
-    stmt = upsert_insert(session, SALES)
+    stmt = upsert_insert(session, SALES).values(change_seq=_next_change())
     # A sale seen on a sold page or imported beats one presumed from an ended auction.
     upsert = stmt.on_conflict_do_update(
         index_elements=["listing_id"],
-        set_={name: stmt.excluded[name] for name in sales[0] if name != "listing_id"},
+        set_={name: stmt.excluded[name] for name in sales[0] if name != "listing_id"}
+        | {"change_seq": _next_change()},
         where=SALES.c.source == "presumed",
     )
     session.execute(upsert, sales)
+
+
+def _next_change() -> Any:
+    """Past every sale's ``change_seq``: the report's kept sold points find what changed."""
+    return select(func.coalesce(func.max(SALES.c.change_seq), 0) + 1).scalar_subquery()
 
 
 def _set_status(session: Session, listing_ids: set[int], status: str, now: datetime) -> None:

@@ -13,23 +13,15 @@ from typing import TYPE_CHECKING
 
 from alerts.outbox import parse_snapshot
 from core.errors import AlertError
-from db.rank_rows import load_sold_rows
 from db.report_rows import load_listing_news, load_new_rare_rows, load_sent_alert_rows
 from db.runs import load_runs
-from ranking.landed import landed_unit_price
-from ranking.market import sale_weight
 from ranking.profiles import load_profiles
 from ranking.records import RankFilters
 from rigscout.jobs.deals import rank_stored_many
 from rigscout.jobs.plans import EVERY_LISTING
 from rigscout.outputs.report.asking import build_asking_days
-from rigscout.outputs.report.records import (
-    NewListing,
-    ProfileDeals,
-    ReportData,
-    SentAlert,
-    SoldPoint,
-)
+from rigscout.outputs.report.records import NewListing, ProfileDeals, ReportData, SentAlert
+from rigscout.outputs.report.sold import build_sold_points
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -40,7 +32,6 @@ if TYPE_CHECKING:
     from core.settings import RankSettings
     from ranking.catalog import Sku
     from ranking.records import PlannerView, Ranking
-    from ranking.rows import SoldRow
     from rigscout.config.report import ReportSettings
     from rigscout.outputs.report.records import AskingDay
 
@@ -87,12 +78,6 @@ def build_report_data(
         for name in planned_only
     ]
     rankings = rank_stored_many(session, skus, rank, now=now, filters=filters)
-    sales = load_sold_rows(
-        session,
-        now=now,
-        window_days=max(report.history_days, rank.window_days),
-        server_days=rank.pool_window_days,
-    )
     by_profile = dict(zip([*names, *planned_only], rankings, strict=True))
     views = tuple(
         _profile_deals(name, by_profile[name], report.top_per_sku, limit) for name in names
@@ -110,7 +95,7 @@ def build_report_data(
         views=views,
         markets=markets,
         skus=skus,
-        sold=score_sold_points(sales, rank, since=since),
+        sold=build_sold_points(session, rank, since=since, now=now),
         asking=asking() if asking else build_asking_days(session, rank, since=since, now=now),
         runs=tuple(load_runs(session, limit=RUNS_SHOWN)),
         alerts=load_sent_alerts(session),
@@ -155,21 +140,6 @@ def _profile_deals(profile: str, ranking: Ranking, top_per_sku: int, limit: int)
             kept.append(deal)
     description = load_profiles().get(profile).description
     return ProfileDeals(profile, description, tuple(kept), dict(ranking.skipped))
-
-
-def score_sold_points(
-    sales: Sequence[SoldRow], rank: RankSettings, *, since: date
-) -> tuple[SoldPoint, ...]:
-    """Each sale after ``since`` at its landed unit price, by SKU and day."""
-    points = []
-    for row in sales:
-        if row.sold_date <= since or not row.own_market:
-            continue
-        landed = landed_unit_price(row.price, row.shipping, row.quantity, row.currency, rank)
-        if landed is not None:
-            weight = sale_weight(best_offer_accepted=row.best_offer_accepted, source=row.source)
-            points.append(SoldPoint(row.sku, row.sold_date, landed.unit_price, weight))
-    return tuple(sorted(points, key=lambda p: (p.sku, p.day)))
 
 
 def load_sent_alerts(session: Session, limit: int = ALERTS_SHOWN) -> tuple[SentAlert, ...]:
