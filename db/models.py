@@ -95,7 +95,7 @@ class ListingRow(Base):
     end_time: Mapped[datetime | None] = mapped_column(UtcDateTime())
     # status: active | ended | sold | presumed_sold
     status: Mapped[str] = mapped_column(String(16), default="active")
-    first_seen: Mapped[datetime] = mapped_column(UtcDateTime())
+    first_seen: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
     last_seen: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
     # normalization (recomputed when the catalog changes)
     sku: Mapped[str | None] = mapped_column(String(64), index=True)

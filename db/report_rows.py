@@ -92,15 +92,12 @@ def load_new_rare_rows(
     session: Session, *, since: datetime, max_active: int, limit: int
 ) -> list[NewRareRow]:
     """Listings first seen since ``since``, of SKUs with at most ``max_active`` active listings,
-    newest first, each with its newest price."""
+    newest first, each with its newest price.
+
+    The new listings come first (by ``first_seen``'s index), then each of their SKUs is counted
+    only up to one past ``max_active``: grouping every active listing by SKU scanned the whole
+    table (1.5 s at a million listings)."""
     active = (ListingRow.status == "active", ListingRow.kind == "item", ListingRow.sku.is_not(None))
-    counts = (
-        select(ListingRow.sku, func.count().label("n"))
-        .where(*active)
-        .group_by(ListingRow.sku)
-        .having(func.count() <= max_active)
-        .subquery()
-    )
     stmt = (
         select(
             ListingRow.sku,
@@ -109,15 +106,19 @@ def load_new_rare_rows(
             ListingRow.first_seen,
             LATEST.price,
             LATEST.currency,
-            counts.c.n,
         )
-        .join(counts, counts.c.sku == ListingRow.sku)
         .join(LATEST, IS_LATEST)
         .where(*active, ListingRow.first_seen >= since)
         .order_by(ListingRow.first_seen.desc(), ListingRow.id)
-        .limit(limit)
     )
-    return [
-        NewRareRow(str(sku), title, url, seen, price, currency, int(n))
-        for sku, title, url, seen, price, currency, n in session.execute(stmt)
+    new = session.execute(stmt).all()
+    counts = {}
+    for sku in dict.fromkeys(row.sku for row in new):
+        few = select(ListingRow.id).where(*active, ListingRow.sku == sku).limit(max_active + 1)
+        counts[sku] = int(session.scalar(select(func.count()).select_from(few.subquery())) or 0)
+    rare = [
+        NewRareRow(str(sku), title, url, seen, price, currency, counts[sku])
+        for sku, title, url, seen, price, currency in new
+        if counts[sku] <= max_active
     ]
+    return rare[:limit]

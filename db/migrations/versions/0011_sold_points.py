@@ -2,7 +2,9 @@
 
 ``sales.change_seq`` rises past every other sale's on each insert and update, so the report
 finds the sales that changed since it kept them (``db/sold_points.py``) and computes those
-alone. ``sold_points`` starts empty: the first report fills it.
+alone. ``sold_points`` starts empty: the first report fills it. ``listings.first_seen`` is
+indexed: the report's new listings of rare hardware are found by it, not by grouping every
+active listing by SKU.
 
 Revision ID: 0011_sold_points
 Revises: 0010_priced_digest_index
@@ -34,9 +36,11 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("listing_id"),
     )
     op.create_index(op.f("ix_sold_points_day"), "sold_points", ["day"])
+    op.create_index(op.f("ix_listings_first_seen"), "listings", ["first_seen"])
 
 
 def downgrade() -> None:
+    op.drop_index(op.f("ix_listings_first_seen"), table_name="listings")
     op.drop_index(op.f("ix_sold_points_day"), table_name="sold_points")
     op.drop_table("sold_points")
     op.drop_index(op.f("ix_sales_change_seq"), table_name="sales")
