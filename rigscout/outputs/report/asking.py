@@ -44,7 +44,7 @@ from ranking.landed import landed_with_freight
 from rigscout.outputs.report.records import AskingDay
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from sqlalchemy import Engine
 
@@ -59,11 +59,20 @@ CODE = (Path(__file__), Path(asking_days.__file__ or ""), Path(history.__file__ 
 
 
 def build_asking_days(
-    session: Session, rank: RankSettings, *, since: date, now: datetime, keep: bool = True
+    session: Session,
+    rank: RankSettings,
+    *,
+    since: date,
+    now: datetime,
+    keep: bool = True,
+    later: list[Callable[[], None]] | None = None,
 ) -> tuple[AskingDay, ...]:
     """Per SKU and day since ``since``, the lowest and highest landed asking price observed:
     the ended days from the kept ones where they hold, then the days since (see the module's
-    docstring). ``keep`` False: every day computed now, nothing read or kept."""
+    docstring). ``keep`` False: every day computed now, nothing read or kept. ``later``: the
+    keeping is appended to it for the caller to run, instead of done now (the report keeps
+    them once its rankings have written: at a million listings their writes hold the store
+    longer than a keep may wait, and the days were computed again by the next report)."""
     if not keep:
         return score_asking_days(load_asking_rows(session, since=since), rank)
     today = now.astimezone(UTC).date()
@@ -84,7 +93,11 @@ def build_asking_days(
             "settled": moved is None or now > moved,
         }
         rows = [(d.sku, d.day, d.low, d.high) for d in ended]
-        _keep(session.get_bind().engine, rows, state, now, replace=sealed is None)
+        engine, replace = session.get_bind().engine, sealed is None
+        if later is None:
+            _keep(engine, rows, state, now, replace=replace)
+        else:
+            later.append(lambda: _keep(engine, rows, state, now, replace=replace))
     return tuple(sorted([*kept, *fresh], key=lambda d: (d.sku, d.day)))
 
 

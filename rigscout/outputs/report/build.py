@@ -57,8 +57,9 @@ def write_report(
         since = history_start(now, settings.report)
         # The price-history scan is SQL (it runs outside the GIL) and the rankings are Python:
         # on two cores they overlap, which saves about a quarter of the build on 1M observations.
+        later: list[Callable[[], None]] = []  # the asking days' keeping, once ranked
         with ThreadPoolExecutor(max_workers=1) as pool:
-            asking = pool.submit(_load_asking, engine, settings, since, now)
+            asking = pool.submit(_load_asking, engine, settings, since, now, later)
             parts = planner = None
             if plans is None:  # the rigs' parts, and the bounds of what a plan can buy
                 with Session(engine) as session:
@@ -80,6 +81,8 @@ def write_report(
                     plans = load_report_rigs(
                         session, settings, skus, data.plan_deals, now=now, parts=parts
                     )
+            for keep in later:
+                keep()
         on_step("drawing the page")
         html = render_report(
             data,
@@ -96,10 +99,14 @@ def _plan_profiles(settings: Settings) -> list[str]:
 
 
 def _load_asking(
-    engine: Engine, settings: Settings, since: date, now: datetime
+    engine: Engine,
+    settings: Settings,
+    since: date,
+    now: datetime,
+    later: list[Callable[[], None]],
 ) -> tuple[AskingDay, ...]:
     with Session(engine) as session:
-        return build_asking_days(session, settings.rank, since=since, now=now)
+        return build_asking_days(session, settings.rank, since=since, now=now, later=later)
 
 
 LEFTOVER_AGE = 3600.0  # seconds: a temporary page this old is a killed write's, not a live one

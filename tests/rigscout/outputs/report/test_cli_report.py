@@ -192,3 +192,27 @@ def test_a_page_left_half_written_by_a_killed_report_is_cleaned_up_next_time(tmp
     save_page(site, "<html>whole</html>")
 
     assert sorted(p.name for p in site.iterdir()) == [".index-writing.html", "index.html"]
+
+
+def test_the_first_report_keeps_its_price_history_for_the_next(engine, tmp_path):
+    """The asking days and the sold points are kept by the first report, so the next reads them
+    back: the asking days are kept once the report's own rankings have written (beside them,
+    at a million listings the keep gave up waiting and the next report scanned 90 days of
+    sightings again: 63 s instead of 11 s)."""
+    from sqlalchemy import func, select
+    from sqlalchemy.orm import Session
+
+    from db.asking_days import KEY as ASKING
+    from db.models import SoldPointRow
+    from db.sold_points import KEY as SOLD
+    from db.state import load_state
+
+    config = write_config(tmp_path, engine_url(engine))
+    assert invoke(config, "run", "--offline", str(DEMO), "--no-alerts").exit_code == 0
+
+    assert invoke(config, "report", "-o", str(tmp_path / "site")).exit_code == 0
+
+    with Session(engine) as session:
+        assert load_state(session, ASKING) is not None  # the demo's sightings are all today's
+        assert load_state(session, SOLD) is not None
+        assert session.scalar(select(func.count()).select_from(SoldPointRow)) > 30
