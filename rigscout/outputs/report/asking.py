@@ -18,41 +18,35 @@ one the full computation gives (``tests/rigscout/outputs/report/test_asking_band
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session
 
 from db import asking_days, history
 from db.asking_days import (
     KEY,
-    KeptDay,
     load_backdated,
     load_history_marks,
     load_kept_days,
     save_kept_days,
 )
-from db.engine import without_waiting
 from db.history import load_asking_rows
 from db.state import load_state
 from ranking.kept import pricing_basis
 from ranking.landed import landed_with_freight
+from rigscout.outputs.report.keep import keep_for_next
 from rigscout.outputs.report.records import AskingDay
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from sqlalchemy import Engine
+    from sqlalchemy.orm import Session
 
     from core.settings import RankSettings
     from ranking.rows import AskingRow
 
-OWN_WRITES_MS = 3000  # the report's own ranking writing beside it takes well under this
-log = logging.getLogger(__name__)
 
 # What a kept day is computed by, besides the ranking rules (``ranking``, ``core``).
 CODE = (Path(__file__), Path(asking_days.__file__ or ""), Path(history.__file__ or ""))
@@ -94,29 +88,16 @@ def build_asking_days(
         }
         rows = [(d.sku, d.day, d.low, d.high) for d in ended]
         engine, replace = session.get_bind().engine, sealed is None
+
+        def keep_days() -> None:
+            save = partial(save_kept_days, days=rows, state=state, now=now, replace=replace)
+            keep_for_next(engine, save, "asking days")
+
         if later is None:
-            _keep(engine, rows, state, now, replace=replace)
+            keep_days()
         else:
-            later.append(lambda: _keep(engine, rows, state, now, replace=replace))
+            later.append(keep_days)
     return tuple(sorted([*kept, *fresh], key=lambda d: (d.sku, d.day)))
-
-
-def _keep(
-    engine: Engine, rows: list[KeptDay], state: dict[str, object], now: datetime, *, replace: bool
-) -> None:
-    """Keep the ended days, waiting a little for the store (the report builds them in a thread
-    beside its rankings, which write too), never the busy timeout a run writing the store
-    would cost; a store that refuses the write (read-only, or a run writing it) only costs the
-    next report the full computation."""
-    try:
-        with (
-            Session(engine) as session,
-            session.begin(),
-            without_waiting(session, lock_wait_ms=OWN_WRITES_MS),
-        ):
-            save_kept_days(session, rows, state, now, replace=replace)
-    except SQLAlchemyError as exc:
-        log.debug("the asking days were not kept (%s)", type(exc).__name__)
 
 
 def _sealed(session: Session, basis: str, since: date, moved: datetime | None) -> date | None:

@@ -20,20 +20,15 @@ Either way the answer is the one the full computation gives
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session
-
 from db import rank_rows, sold_points
 from db.asking_days import load_history_marks
-from db.engine import without_waiting
 from db.sold_points import (
     KEY,
-    KeptPoint,
     load_changed_sales,
     load_item_sales,
     load_kept_points,
@@ -44,16 +39,17 @@ from db.state import load_state
 from ranking.kept import pricing_basis
 from ranking.landed import landed_unit_price
 from ranking.market import sale_weight
+from rigscout.outputs.report.keep import keep_for_next
 from rigscout.outputs.report.records import SoldPoint
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable
+    from collections.abc import Iterable
+
+    from sqlalchemy.orm import Session
 
     from core.settings import RankSettings
     from ranking.rows import SoldRow
 
-OWN_WRITES_MS = 3000  # as the asking band's: the report's own ranking writes beside it
-log = logging.getLogger(__name__)
 
 # What a kept point is computed by, besides the ranking rules (``ranking``, ``core``).
 CODE = (Path(__file__), Path(sold_points.__file__ or ""), Path(rank_rows.__file__ or ""))
@@ -98,7 +94,11 @@ def build_sold_points(
             "settled": moved is None or now > moved,
         }
         rows = [(listing, p.sku, p.day, p.price, p.weight) for listing, p in fresh.items()]
-        _keep(session, rows, state, now, listings=None if stale is None else again, before=since)
+        listings = None if stale is None else again
+        save = partial(
+            save_kept_points, points=rows, state=state, now=now, listings=listings, before=since
+        )
+        keep_for_next(session.get_bind().engine, save, "sold points")
     return tuple(sorted([*kept, *fresh.values()], key=_order))
 
 
@@ -142,26 +142,3 @@ def _stale_sales(
     if state.get("moved") != (moved.isoformat() if moved else None):
         return None
     return load_changed_sales(session, mark=mark), kept_today
-
-
-def _keep(
-    session: Session,
-    rows: list[KeptPoint],
-    state: dict[str, object],
-    now: datetime,
-    *,
-    listings: Collection[int] | None,
-    before: date,
-) -> None:
-    """Keep the points, waiting a little for the store, never the busy timeout a run writing
-    it would cost; a store that refuses the write only costs the next report the full
-    computation."""
-    try:
-        with (
-            Session(session.get_bind().engine) as writer,
-            writer.begin(),
-            without_waiting(writer, lock_wait_ms=OWN_WRITES_MS),
-        ):
-            save_kept_points(writer, rows, state, now, listings=listings, before=before)
-    except SQLAlchemyError as exc:
-        log.debug("the sold points were not kept (%s)", type(exc).__name__)
