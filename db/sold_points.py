@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, func, insert, select
 
+from db.batches import batches
 from db.models import ListingRow, SaleRow, SoldPointRow
 from db.rank_rows import CHUNK, SOLD_COLUMNS, sold_row
 from db.state import save_state
@@ -66,10 +67,8 @@ def load_item_sales(
     if listings is None:
         chunks = [stmt]
     else:
-        wanted = sorted(listings)
         chunks = [
-            stmt.where(SaleRow.listing_id.in_(wanted[start : start + CHUNK]))
-            for start in range(0, len(wanted), CHUNK)
+            stmt.where(SaleRow.listing_id.in_(chunk)) for chunk in batches(sorted(listings), CHUNK)
         ]
     return [
         (values[0], sold_row(values[1:]))
@@ -108,9 +107,7 @@ def save_kept_points(
     if listings is None:
         session.execute(delete(SoldPointRow))
     else:
-        wanted = sorted(listings)
-        for start in range(0, len(wanted), CHUNK):
-            chunk = wanted[start : start + CHUNK]
+        for chunk in batches(sorted(listings), CHUNK):
             session.execute(delete(SoldPointRow).where(SoldPointRow.listing_id.in_(chunk)))
         session.execute(delete(SoldPointRow).where(SoldPointRow.day <= before))
     values = [

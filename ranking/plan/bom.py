@@ -64,7 +64,7 @@ def cpu_coolers_needed(host: Host, bom_cpus: int) -> int:
     """How many CPU coolers to budget when the listing says it has none
     (``ServerConfig.coolers``), or has no CPUs and does not say it has coolers (installed CPUs
     come under theirs): one per CPU it has, else one per CPU the bill buys (``bom_cpus``).
-    None for your own workstation."""
+    0 for your own workstation."""
     if host.offer is None:
         return 0
     config = host.offer.config
