@@ -8,9 +8,10 @@ ranking are timed in this process, each against its baseline, interleaved, best 
 - ``refit``: the auction model fitted again after the run, reusing the markets of the slices of
   sales the last fit read (``ranking.market.auction_watch``); baseline: every slice computed
   (the kept markets dropped). Both must give the same model.
-- ``digest``: every lookup of the priced rows of one (SKU, format, market digest), as a
-  ranking makes one per market that moved since (``db.priced_rows.load_ids_priced_against``),
-  by the index ``ix_priced_sku_digest``; baseline: the same lookups with the index dropped.
+- ``digest``: the listings priced against every (SKU, format, market digest), as a ranking
+  loads them to price again after a sold page moved every market
+  (``db.priced_rows.load_rows_priced_against``), by the index ``ix_priced_sku_digest``;
+  baseline: the same with the index dropped.
 - ``alerts``: the run's ranking for the starter config's five alert rules, pricing and
   explaining only the listings the rules may match (``RankFilters.may_match``); baseline:
   every listing (the previous design). Both must give the same matches.
@@ -45,7 +46,7 @@ from alerts.settings import AlertRule
 from bench.bench_rank import CONFIG, _fill, _simulate_run, _time, _watched_count
 from core.settings import RankSettings
 from db.migrate import upgrade
-from db.priced_rows import load_digests, load_ids_priced_against
+from db.priced_rows import load_digests, load_rows_priced_against
 from db.state import load_state, save_state
 from ranking.market import model_to_json
 from ranking.plan.rules import load_plan_rules
@@ -185,14 +186,13 @@ def _alerts(engine: Any, skus: Any, now: datetime, filters: Any) -> tuple[list[o
 
 
 def _digest_lookups(engine: Any, repeat: int) -> dict[str, float]:
-    """Best of ``repeat`` for every (SKU, format, digest) lookup, by index and by scan."""
+    """Best of ``repeat`` for the listings of every (SKU, format, digest), by index and by scan."""
     with Session(engine) as session:
         triples = load_digests(session)
 
         def lookups() -> float:
             started = time.perf_counter()
-            for sku, auction, digest in triples:
-                load_ids_priced_against(session, sku, auction, digest)
+            load_rows_priced_against(session, triples, basis="")
             return round(time.perf_counter() - started, 3)
 
         indexed = min(lookups() for _ in range(repeat))

@@ -9,10 +9,12 @@ SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import exists, func, select
 
 from core.models import BuyingFormat
 from db.models import ListingRow, ObservationRow, SaleRow
@@ -20,8 +22,6 @@ from db.rank_rows import SOLD_COLUMNS, sold_row
 from ranking.market import BidSeen, WatchedAuction
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from sqlalchemy.orm import Session
 
 _AUCTIONS = (ListingRow.id, ListingRow.end_time, *SOLD_COLUMNS)
@@ -100,6 +100,68 @@ def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
     sales = session.execute(select(func.count(), func.max(SaleRow.id))).one()
     newest_observation = session.scalar(select(func.max(ObservationRow.id)))
     return (*listings, *sales, newest_observation)
+
+
+@dataclass(frozen=True, slots=True)
+class FitMarks:
+    """Where the store stood when the auction model was fitted: its sales (count, newest id,
+    newest change), its newest sighting and its newest listing change."""
+
+    sales: tuple[int, int | None, int | None]
+    observation: int | None
+    changed: datetime | None
+
+    def to_json(self) -> dict[str, object]:
+        changed = self.changed.isoformat() if self.changed is not None else None
+        return {"sales": list(self.sales), "observation": self.observation, "changed": changed}
+
+    @classmethod
+    def from_json(cls, data: object) -> FitMarks:
+        """What ``to_json`` wrote; a ``ValueError`` where it is not that."""
+        match data:
+            case {
+                "sales": [int() as count, int() | None as newest, int() | None as change],
+                "observation": int() | None as observation,
+                "changed": str() | None as changed,
+            }:
+                when = datetime.fromisoformat(changed) if changed is not None else None
+                return cls((count, newest, change), observation, when)
+        raise ValueError(f"not fit marks: {data!r}")
+
+
+def load_fit_marks(session: Session) -> FitMarks:
+    """The store's marks now (three aggregates, each read off an index)."""
+    count, newest, change = session.execute(
+        select(func.count(), func.max(SaleRow.id), func.max(SaleRow.change_seq))
+    ).one()
+    observation = session.scalar(select(func.max(ObservationRow.id)))
+    changed = session.scalar(select(func.max(ListingRow.changed_at)))
+    return FitMarks((count, newest, change), observation, changed)
+
+
+def load_fit_unchanged(session: Session, marks: FitMarks, current: FitMarks) -> bool:
+    """Whether nothing the auction model is fitted on has changed from ``marks`` to
+    ``current`` (``load_fit_marks`` then and now).
+
+    The fit reads the sales, the listings that have one and those listings' sightings. A sale
+    added, replaced or dropped moves the sales' marks; a listing with a sale is changed only by
+    a save, which stamps its ``changed_at`` (``db.store``), or seen again by a new observation.
+    So a save of running listings alone (a fast-lane pass, a run without sold pages) leaves the
+    model as it is. Both lookups walk only what was saved after the marks (by the indexes on
+    ``observations.id`` and ``listings.changed_at``). A save stamped at the very instant the
+    marks were read is taken as read by the fit: saves stamp their own start, later ones later.
+    """
+    if current.sales != marks.sales:
+        return False
+    sold_listing = exists().where(SaleRow.listing_id == ListingRow.id)
+    sold_sighting = exists().where(SaleRow.listing_id == ObservationRow.listing_id)
+    seen = select(ObservationRow.id).where(sold_sighting)
+    if marks.observation is not None:
+        seen = seen.where(ObservationRow.id > marks.observation)
+    changed = select(ListingRow.id).where(sold_listing, ListingRow.changed_at.is_not(None))
+    if marks.changed is not None:
+        changed = changed.where(ListingRow.changed_at > marks.changed)
+    return session.scalar(seen.limit(1)) is None and session.scalar(changed.limit(1)) is None
 
 
 def _auction(row: Any, seen: tuple[BidSeen, ...]) -> WatchedAuction | None:

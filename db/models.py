@@ -256,6 +256,9 @@ class PricedRow(Base):
     asking: Mapped[bool] = mapped_column(Boolean, default=False)
     landed: Mapped[str | None] = mapped_column(Text)
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
+    # What its title says (``ranking.titles.flags.TitleReading``): a listing priced again
+    # because its market moved is not read again.
+    reading: Mapped[str | None] = mapped_column(Text)
     auction: Mapped[bool] = mapped_column(Boolean, default=False)
     # What the score reads, packed (``ranking.kept.shortlist.pack_inputs``): a ranking fetches
     # three values per listing, not eleven. The exact score is computed again for the shortlist.

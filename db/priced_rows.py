@@ -14,10 +14,12 @@ After ``delete_unranked`` the table holds the ranked listings only, so the reade
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Float, cast, delete, func, or_, select
+from sqlalchemy import Float, case, cast, delete, func, or_, select, tuple_
 
 from db.batches import batches
 from db.dialect import upsert_insert
@@ -26,6 +28,7 @@ from db.models import ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
 from db.ranked import RANKED
 from ranking.kept import PricedColumns
+from ranking.rows import TitleReading
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Sequence
@@ -72,12 +75,25 @@ def load_digests(session: Session) -> list[tuple[str, bool, str]]:
     return [(str(s), bool(a), str(d)) for s, a, d in session.execute(stmt)]
 
 
-def load_ids_priced_against(session: Session, sku: str, auction: bool, digest: str) -> list[int]:
-    """Ranked listings of ``sku`` priced against the market digest ``digest``."""
-    stmt = select(PricedRow.listing_id).where(
-        IS_PRICED, PricedRow.sku == sku, PricedRow.auction == auction, PricedRow.digest == digest
+def load_rows_priced_against(
+    session: Session, digests: Collection[tuple[str, bool, str]], *, basis: str
+) -> list[Stale]:
+    """The ranked listings priced against these (SKU, auction, market digest): the markets
+    that moved since. One statement per few hundred digests (by ``ix_priced_sku_digest``), not
+    one per digest and then the listings by lists of ids: after a sold page moves every
+    market, that is most of a large store's listings. Each comes with its title's kept
+    reading (``ActiveRow.reading``) where its row was priced under ``basis`` from the listing
+    as it is."""
+    found: list[Stale] = []
+    priced = tuple_(PricedRow.sku, PricedRow.auction, PricedRow.digest)
+    same = (PricedRow.basis == basis) & PricedRow.changed_at.is_not_distinct_from(
+        ListingRow.changed_at
     )
-    return list(session.scalars(stmt))
+    reading = case((same, PricedRow.reading), else_=None)
+    for chunk in batches(sorted(digests), CHUNK // 3):
+        which = _rows(reading).join(PricedRow, _JOINED)
+        found += _stale(session, which.where(RANKED, IS_PRICED, priced.in_(chunk)), read=True)
+    return found
 
 
 def load_asking(session: Session) -> list[tuple[int, str, Decimal]]:
@@ -208,16 +224,22 @@ def load_kept_out_urls(session: Session) -> dict[int, str]:
     return {int(i): str(u) for i, u in session.execute(stmt)}
 
 
-def _rows() -> AnySelect:
-    columns = (*ACTIVE_COLUMNS, ListingRow.latest_observation_id, ListingRow.changed_at)
+def _rows(*more: Any) -> AnySelect:
+    columns = (*ACTIVE_COLUMNS, *more, ListingRow.latest_observation_id, ListingRow.changed_at)
     return select(*columns).join(LATEST, IS_LATEST)
 
 
-def _stale(session: Session, stmt: AnySelect) -> list[Stale]:
+def _stale(session: Session, stmt: AnySelect, *, read: bool = False) -> list[Stale]:
+    """The rows of ``stmt`` (``_rows``; ``read``: with the kept reading of the title)."""
     found: list[Stale] = []
     for r in session.connection().execute(stmt).all():
         values = list(r)
         changed = values.pop()
         observation = values.pop()
-        found.append((active_row(values), int(observation), changed))
+        kept = values.pop() if read else None
+        row = active_row(values)
+        if kept:
+            with contextlib.suppress(ValueError):
+                row = replace(row, reading=TitleReading.from_text(kept))
+        found.append((row, int(observation), changed))
     return found

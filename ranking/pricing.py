@@ -358,19 +358,18 @@ def asks(row: ActiveRow) -> bool:
         return False
     if row.seller_feedback is not None and row.seller_feedback <= 0:
         return False
+    if row.reading is not None:
+        return not load_signals().keeps_out(row.reading)
     return not _title_keeps_out(row.title)
 
 
 @lru_cache(maxsize=65_536)
 def _title_keeps_out(title: str) -> bool:
-    """Whether the title raises a signal that keeps a listing out (read once per title: a
-    ranking asks it of a listing when its SKU's asking prices are gathered and again when its
-    own reference is taken out of them). Headless: "no video" is no fault here; a card's real
-    faults still are."""
+    """``Signals.keeps_out`` of the title (read once per title: a ranking asks it of a listing
+    when its SKU's asking prices are gathered and again when its own reference is taken out
+    of them)."""
     signals = load_signals()
-    return any(
-        signals.plain[code].severity == EXCLUDE for code in signals.codes_for(title, headless=True)
-    )
+    return signals.keeps_out(signals.read(title))
 
 
 def asking_prices(items: Iterable[tuple[ActiveRow, Landed]]) -> dict[str, list[Decimal]]:

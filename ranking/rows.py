@@ -6,7 +6,7 @@ every rule can be tested with rows built by hand. Money is ``Decimal`` in the ro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,6 +14,35 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from core.models import Included, ServerConfig
+
+
+@dataclass(frozen=True, slots=True)
+class TitleReading:
+    """What a listing's title says, as pricing reads it (``ranking.titles.Signals.read``): the
+    signal codes it raises on a card with display outputs and on a headless one, and what it
+    says of a heatsink ("yes", "no" or "unknown", as ``ranking.titles.facts`` reads it).
+    A ranking keeps it with the listing's priced row, so a listing priced again because its
+    market moved is not read again (the rules are in the pricing basis; a new title changes
+    the listing)."""
+
+    outputs: tuple[str, ...]
+    headless: tuple[str, ...]
+    heatsink: str
+
+    def codes(self, *, headless: bool = False) -> tuple[str, ...]:
+        return self.headless if headless else self.outputs
+
+    def to_text(self) -> str:
+        """``"for_parts no_display|for_parts|unknown"``: codes are single words."""
+        return f"{' '.join(self.outputs)}|{' '.join(self.headless)}|{self.heatsink}"
+
+    @classmethod
+    def from_text(cls, text: str) -> TitleReading:
+        """What ``to_text`` wrote; a ``ValueError`` where it is not that."""
+        outputs, headless, heatsink = text.split("|")
+        if heatsink not in ("yes", "no", "unknown"):
+            raise ValueError(f"not a title reading: {text!r}")
+        return cls(tuple(outputs.split()), tuple(headless.split()), heatsink)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +71,8 @@ class ActiveRow:
     image_url: str | None = None
     seller: str | None = None
     config: ServerConfig | None = None  # a server's: what else it comes with
+    # What its title says, as kept with its priced row (None: read from the title).
+    reading: TitleReading | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,14 +97,14 @@ def plan_kind(
     return host_class(includes, config)
 
 
-def module_heatsink(title: str, flags: Iterable[str]) -> str:
+def module_heatsink(title: str, flags: Iterable[str], *, said: str | None = None) -> str:
     """What a module's listing says of its heatsink: "no" (the ranker flagged it sold without:
     ``flags`` are its flag codes), "yes" (the title says it comes with one), else "unknown" —
     as ``ranking.titles.facts`` reads it ("missing heatsink" and "heatsink sold separately"
-    are no heatsink)."""
+    are no heatsink); ``said``: that reading, where the caller has it already."""
     if "no_heatsink" in flags:
         return "no"
-    return read_title(title).part("heatsink")
+    return said if said is not None else read_title(title).part("heatsink")
 
 
 def needs_heatsink(host: Host, module: str) -> bool:

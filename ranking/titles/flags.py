@@ -20,6 +20,7 @@ from core.errors import ConfigError
 from core.models import EXCLUDE, SEVERITIES, Flag
 from core.text import match_form
 from ranking.catalog import CATALOG_DIR
+from ranking.rows import TitleReading
 from ranking.titles.facts import NO, read_title, signal_of
 from ranking.titles.origin import DOMESTIC, OVERSEAS, ship_origin
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|\*")
 _PHRASE_WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?|\*")  # "desc*": a prefix
+RECENT_TITLES = 1024  # titles whose codes ``Signals.codes_for`` keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,21 +89,52 @@ class Signals:
     # Card families current software has left behind, with the flag's wording
     # (``catalog/support.toml``): "CUDA ≤ 12 — Pascal: CUDA 12.x at most (…), driver R580".
     support: Mapping[str, str] = field(default_factory=dict)
+    # The last titles' readings: pricing a listing asks for its codes twice in a row (is it
+    # an asking price, and its flags); cleared when full, so a pass over a store keeps few.
+    _recent: dict[str, TitleReading] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def codes_for(self, title: str, *, headless: bool = False) -> list[str]:
         """The codes of the signals the title raises, in order of appearance: this file's
         wording signals, and what ``ranking.titles.facts`` reads (faults, a missing heatsink);
         on a ``headless`` card (the catalog's ``display_outputs = no``), "no video" is no
         fault."""
-        found = self._positions(title)
+        return list(self.read(title).codes(headless=headless))
+
+    def read(self, title: str) -> TitleReading:
+        """What the title says, as the flags and the planner read it (``TitleReading``)."""
+        reading = self._recent.get(title)
+        if reading is None:
+            if len(self._recent) >= RECENT_TITLES:
+                self._recent.clear()
+            reading = self._recent[title] = self._reading(title)
+        return reading
+
+    def reading_of(self, row: ActiveRow) -> TitleReading:
+        """The listing's ``TitleReading``: kept with its priced row (``ActiveRow.reading``), or
+        read from its title."""
+        return row.reading if row.reading is not None else self.read(row.title)
+
+    def keeps_out(self, reading: TitleReading) -> bool:
+        """Whether the title raises a signal that keeps a listing out of every reference
+        (headless: "no video" is no fault here; a card's real faults still are)."""
+        return any(self.plain[code].severity == EXCLUDE for code in reading.headless)
+
+    def _reading(self, title: str) -> TitleReading:
+        wording = self._positions(title)
         facts = read_title(title)
-        for fault in facts.faults_for(headless=headless):
-            code = signal_of(fault.code, headless=headless)
-            if code in self.by_code:
-                found.setdefault(code, fault.offset)
-        if facts.part("heatsink") == NO:
-            found.setdefault("no_heatsink", facts.part_offsets["heatsink"])
-        return sorted(found, key=found.__getitem__) if found else []
+        both = []
+        for headless in (False, True):
+            found = dict(wording)
+            for fault in facts.faults_for(headless=headless):
+                code = signal_of(fault.code, headless=headless)
+                if code in self.by_code:
+                    found.setdefault(code, fault.offset)
+            if facts.part("heatsink") == NO:
+                found.setdefault("no_heatsink", facts.part_offsets["heatsink"])
+            both.append(tuple(sorted(found, key=found.__getitem__)) if found else ())
+        return TitleReading(both[0], both[1], facts.part("heatsink"))
 
     def _positions(self, title: str) -> dict[str, int]:
         """Each wording signal the title raises, with the character offset it starts at."""
@@ -221,7 +254,7 @@ def flag_listing(
     ``cpu_heatsinks``: the listing is a PCIe server, whose heatsinks are CPU coolers (a part
     of its bill of materials), not GPU heatsinks: "no heatsinks" raises no flag there."""
     plain = signals.plain
-    codes = signals.codes_for(row.title, headless=headless)
+    codes = signals.reading_of(row).codes(headless=headless)
     flags = [plain[code] for code in codes if not (cpu_heatsinks and code == "no_heatsink")]
     family_code = signals.by_family.get(family) if family else None
     if family_code is not None and all(f.code != family_code for f in flags):

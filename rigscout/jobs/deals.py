@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy.exc import InternalError, OperationalError
 
-from db.auction_rows import load_watch_fingerprint, load_watched_auctions
+from db.auction_rows import (
+    FitMarks,
+    load_fit_marks,
+    load_fit_unchanged,
+    load_watch_fingerprint,
+    load_watched_auctions,
+)
 from db.engine import without_waiting
 from db.ignores import load_ignores
 from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
@@ -108,7 +114,7 @@ def rank_stored_many(
     keep = kept and not session.in_transaction()
     with collector_paused():
         fingerprint = load_watch_fingerprint(session)
-        model = current_auction_model(session, settings, now=now, fingerprint=fingerprint)
+        model = current_auction_model(session, settings, now=now)
         ignores = load_ignores(session)
         pricing = Pricing(skus, settings, now, filters, model, ignores)
         found = None
@@ -187,27 +193,30 @@ def _rank_now(
 
 
 def current_auction_model(
-    session: Session,
-    settings: RankSettings,
-    *,
-    now: datetime,
-    fingerprint: object | None = None,
+    session: Session, settings: RankSettings, *, now: datetime
 ) -> AuctionModel:
-    """The auction model fitted on the watched auctions, fitted once per state of the store.
+    """The auction model fitted on the watched auctions, fitted once per state of its inputs.
 
     Fitting reads a year of watched auctions and their markets (seconds on a large store), yet
-    its inputs change only when a run saves something. So the fitted model is kept in the
-    ``state`` table under the store's fingerprint, the day and the settings: ``rank``,
-    ``report``, ``plan`` and the alerts after a run reuse it. Keeping it never waits for a lock;
-    a store that is busy or read-only only costs the next command the fit again.
+    its inputs change only when a save touches the sales or a listing that has one
+    (``db.auction_rows.load_fit_unchanged``). So the fitted model is kept in the ``state`` table
+    with the store's marks at the fit, under the day and the settings: ``rank``, ``report``,
+    ``plan``, the alerts after a run and the fast lane's passes between sold pages reuse it.
+    Keeping it never waits for a lock; a store that is busy or read-only only costs the next
+    command the fit again.
     """
-    if fingerprint is None:
-        fingerprint = load_watch_fingerprint(session)
-    key = _model_key(fingerprint, settings, now)
+    key = _model_key(settings, now)
+    marks = load_fit_marks(session)
     cached = load_state(session, MODEL_STATE)
     if cached is not None and cached.get("key") == key:
-        with contextlib.suppress(ValueError):
-            return model_from_json(cast("dict[str, Any]", cached["model"]))
+        with contextlib.suppress(ValueError, TypeError):
+            kept = FitMarks.from_json(cached.get("marks"))
+            if load_fit_unchanged(session, kept, marks):
+                model = model_from_json(cast("dict[str, Any]", cached["model"]))
+                if kept != marks:  # walk from here next time: the saves since changed nothing
+                    moved = {**cached, "marks": marks.to_json()}
+                    save_state_unless_busy(session.get_bind().engine, MODEL_STATE, moved, now)
+                return model
     # The markets of the last fit's slices of sales (the sales of past days seldom change),
     # kept apart from the model: only a fit reads them.
     basis = markets_basis(settings)
@@ -223,19 +232,23 @@ def current_auction_model(
     fit = fit_watched_model(watched, sales, settings, known=known)
     engine = session.get_bind().engine
     markets: dict[str, object] = {"basis": basis, "markets": slice_markets_to_json(fit.markets)}
-    kept: dict[str, object] = {"key": key, "model": model_to_json(fit.model)}
+    kept_model: dict[str, object] = {
+        "key": key,
+        "marks": marks.to_json(),
+        "model": model_to_json(fit.model),
+    }
     if not (
         save_state_unless_busy(engine, MARKETS_STATE, markets, now)
-        and save_state_unless_busy(engine, MODEL_STATE, kept, now)
+        and save_state_unless_busy(engine, MODEL_STATE, kept_model, now)
     ):
         log.debug("the store is busy or read-only: the next command fits the auction model again")
     return fit.model
 
 
-def _model_key(fingerprint: object, settings: RankSettings, now: datetime) -> str:
-    """Changes with anything the fit reads: the store, the day (the windows move), the settings."""
+def _model_key(settings: RankSettings, now: datetime) -> str:
+    """Changes with anything the fit reads besides the store: the day (the windows move), the
+    settings, the prior."""
     parts = (
-        fingerprint,
         now.date(),
         settings,
         HISTORY_DAYS,

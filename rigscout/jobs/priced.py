@@ -39,11 +39,11 @@ from db.priced_rows import (
     load_digests,
     load_exact_landed,
     load_expired,
-    load_ids_priced_against,
     load_kept_out_urls,
     load_outcomes,
     load_part_prices,
     load_rows,
+    load_rows_priced_against,
     load_sellers_under,
     load_stale_rows,
     save_priced,
@@ -149,10 +149,13 @@ def refresh_priced(
                 asking.setdefault(str(row.sku), []).append(landing.landed.unit_price)
         markets, servers = price_markets(sales(), asking, skus, settings, now)
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
-        for sku, auction, digest in load_digests(session):
-            if digest not in digests.accepts(sku, auction=auction):
-                ids = load_ids_priced_against(session, sku, auction, digest)
-                take(load_rows(session, [i for i in ids if i not in todo]))
+        moved = [
+            (sku, auction, digest)
+            for sku, auction, digest in load_digests(session)
+            if digest not in digests.accepts(sku, auction=auction)
+        ]
+        again = load_rows_priced_against(session, moved, basis=basis)
+        take([stale for stale in again if stale[0].listing_id not in todo])
         accounts = _settle_accounts(session, todo, settings, take)
         unmatched = load_unmatched_count(session)
         state = {"key": key, "markets": markets_to_json(markets, servers), "unmatched": unmatched}
@@ -305,6 +308,7 @@ def _row(
         "excluded": False,
         "inputs": None,
         "auction": row.buying_format == AUCTION,
+        "reading": None,
     }
     if landing.part_price is not None:
         found["unit_price"] = str(landing.part_price)
@@ -316,8 +320,10 @@ def _row(
         return found
     p = pricer.price(row, landing.landed)
     auction = row.buying_format == AUCTION
-    heatsink = module_heatsink(row.title, (f.code for f in p.flags))
+    reading = pricer.signals.reading_of(row)
+    heatsink = module_heatsink(row.title, (f.code for f in p.flags), said=reading.heatsink)
     found |= {
+        "reading": reading.to_text(),
         "digest": digests.of(str(row.sku), auction=auction, includes=bool(row.includes)),
         "account": pricer.accounts.get(row.seller or ""),
         "unit_price": str(landing.landed.unit_price),

@@ -6,14 +6,18 @@ the end passing), so the loader reads exactly what a real run leaves behind.
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from decimal import Decimal
 
+import pytest
+from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from core.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
 from core.settings import RankSettings
 from db.auction_rows import load_watched_auctions
+from db.models import KeyValueRow
 from db.state import load_state, save_state
 from db.store import save_ended, save_listings
 from ranking.market.auction import model_to_json, predict_final
@@ -146,7 +150,14 @@ def test_the_ranking_predicts_with_what_the_watched_auctions_taught(session, now
     assert deal.landed_unit_price <= Decimal("162.50")
 
 
-def test_the_fitted_auction_model_is_kept_until_the_store_changes(engine, now):
+def fitted_at(engine):
+    """When the auction model was last fitted: a fit (only a fit) saves its slice markets."""
+    with Session(engine) as session:
+        row = session.get(KeyValueRow, MARKETS_STATE)
+        return None if row is None else row.updated_at
+
+
+def test_the_fitted_auction_model_is_kept_until_what_it_learns_from_changes(engine, now):
     for i in range(25):
         end = now - timedelta(days=1 + i % 20)
         with Session(engine) as session, session.begin():
@@ -154,27 +165,74 @@ def test_the_fitted_auction_model_is_kept_until_the_store_changes(engine, now):
             see(session, now, auction(f"5{i:02d}", "150", 9, end, sold=end.date()))
     settings = RankSettings()
 
-    def kept_model():
+    def model(when, rank=settings):
         with Session(engine) as session:
-            return load_state(session, MODEL_STATE)
+            return model_to_json(current_auction_model(session, rank, now=when))
 
-    with Session(engine) as session:
-        fitted = current_auction_model(session, settings, now=now)
-    kept = kept_model()
-    with Session(engine) as session:
-        again = current_auction_model(session, settings, now=now)
-
-    assert kept is not None and again == fitted and fitted.basis == "watched"
-    # Anything the fit reads moves the key: a new sighting, the next day, other settings.
+    fitted = model(now)
+    assert fitted_at(engine) == now
+    assert model(now + HOUR) == fitted and fitted_at(engine) == now  # kept
+    # A fast-lane pass: running auctions seen, new and again. Nothing the fit reads changed.
     with Session(engine) as session, session.begin():
-        see(session, now + HOUR, auction("599", "100", 4, now + 5 * HOUR))
-    for when, rank in ((now + HOUR, settings), (now + 24 * HOUR, settings),
-                       (now, RankSettings(window_days=60))):  # fmt: skip
+        see(session, now + 2 * HOUR, auction("598", "90", 2, now + 9 * HOUR))
+        see(session, now + 2 * HOUR, auction("599", "100", 4, now + 5 * HOUR))
+    with Session(engine) as session, session.begin():
+        see(session, now + 3 * HOUR, auction("599", "110", 5, now + 5 * HOUR))
+    assert model(now + 3 * HOUR) == fitted and fitted_at(engine) == now
+    # What the fit reads moves it: a sale, the next day, other settings.
+    with Session(engine) as session, session.begin():
+        see(session, now + 6 * HOUR, auction("599", "160", 8, now + 5 * HOUR, sold=now.date()))
+    for when, rank in ((now + 6 * HOUR, settings), (now + 30 * HOUR, settings),
+                       (now + 31 * HOUR, RankSettings(window_days=60))):  # fmt: skip
+        before = fitted_at(engine)
+        model(when, rank)
+        assert fitted_at(engine) == when != before
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_kept_auction_model_is_the_model_a_fit_from_nothing_learns(engine, now, seed):
+    """Random saves, as runs and fast-lane passes leave them: after each, the model the
+    ranking uses (kept, or fitted again where something it reads changed) equals one fitted
+    from nothing at the same instant."""
+    rng = random.Random(seed)
+    when, running, sold = now - 30 * 24 * HOUR, {}, {}
+    settings = RankSettings()
+    for step in range(30):
+        when += timedelta(minutes=rng.randint(10, 600))
+        action = rng.choice(["sighting", "sighting", "new", "sale", "ended", "moved", "late"])
+        with Session(engine) as session, session.begin():
+            if action == "new" or not running:
+                item = f"8{step:03d}"
+                running[item] = when + timedelta(hours=rng.randint(2, 72))
+                see(session, when, auction(item, str(rng.randint(50, 150)), 1, running[item]))
+            elif action == "sighting":
+                item = rng.choice(sorted(running))
+                price = str(rng.randint(60, 200))
+                see(session, when, auction(item, price, rng.randint(1, 20), running[item]))
+            elif action == "sale":
+                item = rng.choice(sorted(running))
+                end = min(running.pop(item), when)
+                price = str(rng.randint(100, 250))
+                see(session, when, auction(item, price, 12, end, sold=end.date()))
+                sold[item] = end
+            elif action == "ended":  # gone from the search: presumed sold at its last bid
+                save_ended(session, now=when)
+                for item in [i for i, end in running.items() if end < when]:
+                    sold[item] = running.pop(item)
+            elif action == "moved" and sold:  # a sold listing read again as another card
+                item = rng.choice(sorted(sold))
+                see(session, when, auction(item, "150", 9, sold[item], sold=sold[item].date()),
+                    normalized=norm(sku=rng.choice([V100, P40])))  # fmt: skip
+            elif action == "late" and sold:  # a sighting from before its end, saved late
+                item = rng.choice(sorted(sold))
+                see(session, sold[item] - HOUR, auction(item, "95", 3, sold[item]))
         with Session(engine) as session:
-            current_auction_model(session, rank, now=when)
-        refitted = kept_model()
-        assert refitted is not None and refitted["key"] != kept["key"]
-        kept = refitted
+            kept = model_to_json(current_auction_model(session, settings, now=when))
+        with Session(engine) as session, session.begin():
+            session.execute(delete(KeyValueRow).where(KeyValueRow.key == MODEL_STATE))
+        with Session(engine) as session:
+            fresh = model_to_json(current_auction_model(session, settings, now=when))
+        assert kept == fresh, (step, action)
 
 
 def test_a_busy_store_does_not_make_the_ranking_wait_to_keep_its_model(engine, now):

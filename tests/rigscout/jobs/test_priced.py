@@ -472,3 +472,47 @@ def test_the_alert_rules_match_the_same_deals_when_only_their_candidates_are_pri
             assert {rule for _, rule in kept} >= {"great", "servers"}  # the rules do match
             now += timedelta(minutes=market.rng.randrange(5, 600))
             market.edit(session, now)
+
+
+def test_a_listing_priced_again_for_its_market_is_not_read_again_until_its_title_changes(engine):
+    market = Market(5)
+    skus = {s.sku: s for s in load_catalog()}
+    every = [RankFilters(limit=10_000, explain=False)]
+
+    def priced(now: datetime) -> PricedRow:
+        rank_stored_many(session, skus, SETTINGS, now=now, filters=every)
+        session.expire_all()
+        row = session.get(PricedRow, listing_id)
+        assert row is not None
+        return row
+
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=80, sold=120)
+        (ranking,) = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=every)
+        deal = next(d for d in ranking.deals if d.buying_format == BuyingFormat.BUY_IT_NOW)
+        listing_id = deal.listing_id
+        item, norm = market.active[deal.item_id]
+        first = session.get(PricedRow, listing_id)
+        assert first is not None and first.reading is not None and not first.excluded
+        digest, reading = first.digest, first.reading
+        # What the title says is kept: a reading it does not hold stands in for it...
+        session.execute(
+            update(PricedRow)
+            .where(PricedRow.listing_id == listing_id)
+            .values(reading="for_parts|for_parts|unknown")
+        )
+        session.commit()
+        # ...when a sold page moves the listing's market (more sales of its SKU)...
+        sold = [
+            (replace(item, item_id=f"8{k:08d}", price=item.price - k, sold_date=NOW.date()), norm)
+            for k in range(6)
+        ]
+        market.save(session, sold, NOW + timedelta(hours=1))
+        again = priced(NOW + timedelta(hours=1))
+        assert again.digest != digest  # priced again against the moved market
+        assert again.excluded and again.reading == "for_parts|for_parts|unknown"  # not read again
+        # ...until the listing itself changes: then its title is read again.
+        renamed = replace(item, title=item.title + " tested")
+        market.save(session, [(renamed, norm)], NOW + timedelta(hours=2))
+        fresh = priced(NOW + timedelta(hours=2))
+        assert not fresh.excluded and fresh.reading == reading
