@@ -2,12 +2,16 @@
 
 On the ``rank`` bench's generated store (100,000 listings, 1,000,000 observations, ~6,000
 watched auctions), ranked once so its priced rows, fitted auction model and slice markets are
-kept; then a simulated run (1 % new prices, 0.5 % new listings). Two steps of the run's own
-ranking are timed in this process, each against its baseline, interleaved, best of ``repeat``:
+kept; then a simulated run (1 % new prices, 0.5 % new listings) and its sold page (0.2 % of
+the listings sold this week). Steps of the run's own ranking are timed in this process, each
+against its baseline, interleaved, best of ``repeat``:
 
-- ``refit``: the auction model fitted again after the run, reusing the markets of the slices of
-  sales the last fit read (``ranking.market.auction_watch``); baseline: every slice computed
-  (the kept markets dropped). Both must give the same model.
+- ``kept model``: after the run's active pages alone, the auction model read back (nothing it
+  learns from changed: ``db.auction_rows.load_fit_unchanged``); baseline: the refit below,
+  which every save caused before.
+- ``refit``: after the sold page, the auction model fitted again, reusing the markets of the
+  slices of sales the last fit read (``ranking.market.auction_watch``); baseline: every slice
+  computed (the kept markets dropped). Both must give the same model.
 - ``digest``: the listings priced against every (SKU, format, market digest), as a ranking
   loads them to price again after a sold page moved every market
   (``db.priced_rows.load_rows_priced_against``), by the index ``ix_priced_sku_digest``;
@@ -43,7 +47,14 @@ from sqlalchemy.orm import Session
 
 from alerts.rules import RuleFacts, Trust, match_rules
 from alerts.settings import AlertRule
-from bench.bench_rank import CONFIG, _fill, _simulate_run, _time, _watched_count
+from bench.bench_rank import (
+    CONFIG,
+    _fill,
+    _simulate_run,
+    _simulate_sold_page,
+    _time,
+    _watched_count,
+)
 from core.settings import RankSettings
 from db.migrate import upgrade
 from db.priced_rows import load_digests, load_rows_priced_against
@@ -90,6 +101,8 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
             memo = load_state(session, MARKETS_STATE)
         assert model is not None
         assert memo is not None
+        kept = _interleaved({"kept": lambda: _refit(engine, model, memo, now)}, repeat)["kept"]
+        sold = _simulate_sold_page(engine, share=0.002, seed=5)
         refit = _interleaved(
             {
                 "reusing": lambda: _refit(engine, model, memo, now),
@@ -117,6 +130,8 @@ def run(listings: int = 100_000, observations: int = 1_000_000, repeat: int = 3)
         "observations": observations,
         "watched_auctions": watched,
         "run_changed_listings": changed,
+        "sold_page_sales": sold,
+        "model_kept_s": kept[0],  # after the active pages alone: read back, not fitted
         "refit_reusing_s": refit["reusing"][0],
         "refit_from_nothing_s": refit["from_nothing"][0],
         "refit_speedup": round(refit["from_nothing"][0] / refit["reusing"][0], 2),

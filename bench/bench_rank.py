@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -113,6 +114,10 @@ def run(
         engine = create_engine(url)
         changed = _simulate_run(engine, backend, seed=11)
         after = _time(argv, env, 1)
+        # A run's sold page (0.2 % of the listings sold this week): the auction model learns
+        # from sales, so it is fitted again, and every market with a new sale moved.
+        sold = _simulate_sold_page(engine, share=0.002, seed=5)
+        after_sold = _time(argv, env, 1)
         # DuckDB keeps nothing between runs: after the run its script ranks the changed store
         # from scratch (copied again, untimed, as the user's run would have written it there)
         duck_after = _time(_duckdb_command(backend, url, Path(tmp), config), env, 1) if duck else {}
@@ -144,6 +149,9 @@ def run(
         "run_changed_listings": changed,
         "rank_after_run_s": after["min_s"],
         "rank_after_run_peak_rss_mb": after["peak_rss_mb"],
+        "sold_page_sales": sold,
+        "rank_after_sold_page_s": after_sold["min_s"],
+        "rank_after_sold_page_peak_rss_mb": after_sold["peak_rss_mb"],
         "recompute_after_run_s": after_full["min_s"],
         "recompute_after_run_peak_rss_mb": after_full["peak_rss_mb"],
         "after_run_same_rankings": json.loads(after_check["stdout"]),
@@ -393,6 +401,39 @@ def _simulate_run(engine: Any, backend: str, *, seed: int) -> int:
             conn.execute(text("SELECT setval('listings_id_seq', (SELECT max(id) FROM listings))"))
             conn.commit()
     return len(observations) + len(copies)
+
+
+def _simulate_sold_page(engine: Any, *, share: float, seed: int) -> int:
+    """A sold page's sales: ``share`` of the active listings sold some day of the last week,
+    each sale numbered past every other (``sales.change_seq``), as the store saves it."""
+    rng = random.Random(seed)
+    with engine.begin() as conn:
+        active = [
+            row[0] for row in conn.execute(text("SELECT id FROM listings WHERE status = 'active'"))
+        ]
+        picked = rng.sample(active, int(len(active) * share))
+        seq = conn.execute(text("SELECT coalesce(max(change_seq), 0) FROM sales")).scalar_one()
+        conn.execute(
+            text(
+                "INSERT INTO sales (listing_id, sold_date, price, shipping, currency,"
+                " best_offer_accepted, source, change_seq) SELECT l.id, :day, o.price,"
+                " o.shipping, o.currency, 0, 'sold_page', :seq FROM listings l"
+                " JOIN observations o ON o.id = l.latest_observation_id WHERE l.id = :id"
+            ),
+            [
+                {
+                    "id": listing,
+                    "seq": seq + k + 1,
+                    "day": (NOW - timedelta(days=rng.randrange(7))).date().isoformat(),
+                }
+                for k, listing in enumerate(picked)
+            ],
+        )
+        conn.execute(  # the ranking reads the status: a changed listing
+            text("UPDATE listings SET status = 'sold', changed_at = :t WHERE id = :id"),
+            [{"id": listing, "t": _stamp(NOW)} for listing in picked],
+        )
+    return len(picked)
 
 
 def _watched_count(engine: Any) -> int:

@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import io
 import os
-import random
 import shutil
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +40,15 @@ import pandas as pd
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
-from bench.bench_rank import CONFIG, NOW, _database, _fill, _simulate_run, _stamp, _time
+from bench.bench_rank import (
+    CONFIG,
+    NOW,
+    _database,
+    _fill,
+    _simulate_run,
+    _simulate_sold_page,
+    _time,
+)
 from db.migrate import upgrade
 from db.sold_points import KEY as SOLD_POINTS
 from ranking.titles import user_skus
@@ -135,39 +141,6 @@ def _report(tmp: Path, url: str, name: str, extra: str, repeat: int) -> dict[str
         "mb": round(len(page.encode()) / MB, 2),
         "rows": page.count("<tr data-profile="),
     }
-
-
-def _simulate_sold_page(engine: Any, *, share: float, seed: int) -> int:
-    """A sold page's sales: ``share`` of the active listings sold some day of the last week,
-    each sale numbered past every other (``sales.change_seq``), as the store saves it."""
-    rng = random.Random(seed)
-    with engine.begin() as conn:
-        active = [
-            row[0] for row in conn.execute(text("SELECT id FROM listings WHERE status = 'active'"))
-        ]
-        picked = rng.sample(active, int(len(active) * share))
-        seq = conn.execute(text("SELECT coalesce(max(change_seq), 0) FROM sales")).scalar_one()
-        conn.execute(
-            text(
-                "INSERT INTO sales (listing_id, sold_date, price, shipping, currency,"
-                " best_offer_accepted, source, change_seq) SELECT l.id, :day, o.price,"
-                " o.shipping, o.currency, 0, 'sold_page', :seq FROM listings l"
-                " JOIN observations o ON o.id = l.latest_observation_id WHERE l.id = :id"
-            ),
-            [
-                {
-                    "id": listing,
-                    "seq": seq + k + 1,
-                    "day": (NOW - timedelta(days=rng.randrange(7))).date().isoformat(),
-                }
-                for k, listing in enumerate(picked)
-            ],
-        )
-        conn.execute(  # the ranking reads the status: a changed listing
-            text("UPDATE listings SET status = 'sold', changed_at = :t WHERE id = :id"),
-            [{"id": listing, "t": _stamp(NOW)} for listing in picked],
-        )
-    return len(picked)
 
 
 def _rank(config: Path, repeat: int) -> dict[str, Any]:

@@ -15,7 +15,6 @@ After ``delete_unranked`` the table holds the ranked listings only, so the reade
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -237,9 +236,8 @@ def _stale(session: Session, stmt: AnySelect, *, read: bool = False) -> list[Sta
         changed = values.pop()
         observation = values.pop()
         kept = values.pop() if read else None
-        row = active_row(values)
         if kept:
             with contextlib.suppress(ValueError):
-                row = replace(row, reading=TitleReading.from_text(kept))
-        found.append((row, int(observation), changed))
+                values.append(TitleReading.from_text(kept))
+        found.append((active_row(values), int(observation), changed))
     return found

@@ -68,7 +68,8 @@ def load_active_rows(session: Session) -> list[ActiveRow]:
 
 
 def active_row(values: Sequence[Any]) -> ActiveRow:
-    """The ``ACTIVE_COLUMNS`` of one listing as an ``ActiveRow``."""
+    """The ``ACTIVE_COLUMNS`` of one listing as an ``ActiveRow`` (and its title's kept
+    ``TitleReading`` after them, where the caller has one)."""
     # Positional, in ActiveRow's field order (tests/db/test_rank_rows.py reads them back).
     found = list(values)
     found[13] = _utc(found[13])
