@@ -83,25 +83,6 @@ def load_watched_auctions(
     return found
 
 
-def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
-    """What changes whenever a save could change the watched auctions or the sales.
-
-    Every save (collection, import) stamps ``last_seen`` on the listings it touches; a new price
-    or status is a new observation; closing ended listings stamps ``changed_at``; a new or
-    replaced sale moves the sales' count or newest id. A few aggregates: instant next to
-    loading the auctions themselves.
-    """
-    # One aggregate a statement, so each is read off its index (the newest listing id for the
-    # count: listings are never deleted), not a scan of the table.
-    listings = tuple(
-        session.scalar(select(func.max(column)))
-        for column in (ListingRow.id, ListingRow.last_seen, ListingRow.changed_at)
-    )
-    sales = session.execute(select(func.count(), func.max(SaleRow.id))).one()
-    newest_observation = session.scalar(select(func.max(ObservationRow.id)))
-    return (*listings, *sales, newest_observation)
-
-
 @dataclass(frozen=True, slots=True)
 class FitMarks:
     """Where the store stood when the auction model was fitted: its sales (count, newest id,
@@ -137,6 +118,22 @@ def load_fit_marks(session: Session) -> FitMarks:
     observation = session.scalar(select(func.max(ObservationRow.id)))
     changed = session.scalar(select(func.max(ListingRow.changed_at)))
     return FitMarks((count, newest, change), observation, changed)
+
+
+def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
+    """What changes whenever a save could change the markets, the asking prices or the sales.
+
+    Every save (collection, import) stamps ``last_seen`` on the listings it touches; a new price
+    or status is a new observation; a changed listing, or closing ended ones, stamps
+    ``changed_at``; a new or replaced sale moves the sales' marks (``load_fit_marks``). A few
+    aggregates, each read off its index (the newest listing id for the count: listings are
+    never deleted), not a scan of a table.
+    """
+    marks = load_fit_marks(session)
+    listings = tuple(
+        session.scalar(select(func.max(column))) for column in (ListingRow.id, ListingRow.last_seen)
+    )
+    return (*listings, marks.changed, *marks.sales, marks.observation)
 
 
 def load_fit_unchanged(session: Session, marks: FitMarks, current: FitMarks) -> bool:

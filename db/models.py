@@ -256,7 +256,7 @@ class PricedRow(Base):
     asking: Mapped[bool] = mapped_column(Boolean, default=False)
     landed: Mapped[str | None] = mapped_column(Text)
     excluded: Mapped[bool] = mapped_column(Boolean, default=False)
-    # What its title says (``ranking.titles.flags.TitleReading``): a listing priced again
+    # What its title says (``ranking.rows.TitleReading``): a listing priced again
     # because its market moved is not read again.
     reading: Mapped[str | None] = mapped_column(Text)
     auction: Mapped[bool] = mapped_column(Boolean, default=False)

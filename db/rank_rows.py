@@ -11,7 +11,7 @@ import json
 from datetime import UTC, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import String, cast, func, select
+from sqlalchemy import String, and_, cast, func, or_, select
 
 from core.models import Included, ServerConfig
 from db.latest import IS_LATEST, LATEST
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from datetime import date, datetime
 
+    from sqlalchemy import ColumnElement
     from sqlalchemy.orm import Session
 
 ACTIVE_COLUMNS = (
@@ -177,26 +178,48 @@ def load_sold_rows(
     """Sales of catalog items in the window: cards and boards, servers with what they came
     with (over ``server_days`` when longer: a thin server market borrows from it), and the
     priced parts' sales (heatsinks, power shelves) over the same longer window."""
+    (found,) = load_sold_rows_over(session, now=now, windows=[(window_days, server_days)])
+    return found
+
+
+def load_sold_rows_over(
+    session: Session, *, now: datetime, windows: Sequence[tuple[int, int]]
+) -> tuple[list[SoldRow], ...]:
+    """``load_sold_rows`` for each (window days, server days) of ``windows``, in one read: a
+    sale in several is read, landed and made a ``SoldRow`` once (the auction model's fit
+    reads a year of sales and the markets the last weeks of them, after the same run)."""
     today = now.astimezone(UTC).date() if now.tzinfo else now.date()
+    within = [_sold_within(today, days, server) for days, server in windows]
+    stmt = (
+        select(*SOLD_COLUMNS, *within)
+        .join(ListingRow, ListingRow.id == SaleRow.listing_id)
+        .where(or_(*within))
+    )
+    found: tuple[list[SoldRow], ...] = tuple([] for _ in windows)
+    count = len(SOLD_COLUMNS)
+    for values in session.connection().execute(stmt).all():
+        row = sold_row(values[:count])
+        for rows, inside in zip(found, values[count:], strict=True):
+            if inside:
+                rows.append(row)
+    return found
+
+
+def _sold_within(today: date, window_days: int, server_days: int) -> ColumnElement[bool]:
+    """A sale ``load_sold_rows`` reads for this window (see there)."""
     since: date = today - timedelta(days=window_days)
     longer: date = today - timedelta(days=max(window_days, server_days))
     recent = SaleRow.sold_date > since
-    stmt = (
-        select(*SOLD_COLUMNS)
-        .join(ListingRow, ListingRow.id == SaleRow.listing_id)
-        .where(
-            SaleRow.sold_date > longer,
-            SaleRow.sold_date <= today,
-            (
-                (ListingRow.kind == "item")
-                & ListingRow.sku.is_not(None)
-                & (recent | (ListingRow.category == "server"))
-            )
-            | _PRICED_PART,
+    return and_(
+        SaleRow.sold_date > longer,
+        SaleRow.sold_date <= today,
+        (
+            (ListingRow.kind == "item")
+            & ListingRow.sku.is_not(None)
+            & (recent | (ListingRow.category == "server"))
         )
+        | _PRICED_PART,
     )
-    rows = session.connection().execute(stmt).all()
-    return [sold_row(values) for values in rows]
 
 
 def load_includes(session: Session, listing_ids: Iterable[int]) -> dict[int, tuple[Included, ...]]:

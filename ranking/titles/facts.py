@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from core.errors import NormalizeError
@@ -210,13 +210,8 @@ def load_reader(directory: Path = CATALOG_DIR) -> FactReader:
     return build_reader(read_vocabulary(directory))
 
 
-@lru_cache(maxsize=1024)
 def read_title(title: str) -> TitleFacts:
-    """``load_reader().read(title)``: what the title states, with the packaged vocabulary.
-
-    Pricing one listing asks it of the same title several times in a row (its flags, whether
-    it is an asking price, its module's heatsink): the last titles' facts are kept (frozen, so
-    shared safely); a pass over a million listings does not fill memory with them."""
+    """``load_reader().read(title)``: what the title states, with the packaged vocabulary."""
     return load_reader().read(title)
 
 

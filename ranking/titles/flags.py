@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|\*")
 _PHRASE_WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?\*?|\*")  # "desc*": a prefix
-RECENT_TITLES = 1024  # titles whose codes ``Signals.codes_for`` keeps
+RECENT_TITLES = 1024  # titles whose readings ``Signals.read`` keeps
 
 
 @dataclass(frozen=True, slots=True)

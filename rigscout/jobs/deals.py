@@ -20,7 +20,12 @@ from db.auction_rows import (
 )
 from db.engine import without_waiting
 from db.ignores import load_ignores
-from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
+from db.rank_rows import (
+    load_active_rows,
+    load_sold_rows,
+    load_sold_rows_over,
+    load_unmatched_count,
+)
 from db.state import load_state, save_state_unless_busy
 from ranking.market import (
     HISTORY_DAYS,
@@ -97,16 +102,23 @@ def rank_stored_many(
     """
     loaded = list(sales) if sales is not None else None
 
+    markets_window = (settings.window_days, settings.pool_window_days)
+
     def recent_sales() -> Sequence[SoldRow]:
         nonlocal loaded
         if loaded is None:
             loaded = load_sold_rows(
-                session,
-                now=now,
-                window_days=settings.window_days,
-                server_days=settings.pool_window_days,
+                session, now=now, window_days=markets_window[0], server_days=markets_window[1]
             )
         return loaded
+
+    def fit_sales(days: int) -> Sequence[SoldRow]:
+        # A fit follows new sales, and so do the markets: both windows in one read.
+        nonlocal loaded
+        if loaded is not None:
+            return load_sold_rows(session, now=now, window_days=days)
+        fit, loaded = load_sold_rows_over(session, now=now, windows=[(days, 0), markets_window])
+        return fit
 
     # Kept rows are written and committed in the caller's session, so only in one with
     # nothing under way: a session already in a transaction may hold writes this ranking must
@@ -114,7 +126,7 @@ def rank_stored_many(
     keep = kept and not session.in_transaction()
     with collector_paused():
         fingerprint = load_watch_fingerprint(session)
-        model = current_auction_model(session, settings, now=now)
+        model = current_auction_model(session, settings, now=now, sales=fit_sales)
         ignores = load_ignores(session)
         pricing = Pricing(skus, settings, now, filters, model, ignores)
         found = None
@@ -193,7 +205,11 @@ def _rank_now(
 
 
 def current_auction_model(
-    session: Session, settings: RankSettings, *, now: datetime
+    session: Session,
+    settings: RankSettings,
+    *,
+    now: datetime,
+    sales: Callable[[int], Sequence[SoldRow]] | None = None,
 ) -> AuctionModel:
     """The auction model fitted on the watched auctions, fitted once per state of its inputs.
 
@@ -203,7 +219,7 @@ def current_auction_model(
     with the store's marks at the fit, under the day and the settings: ``rank``, ``report``,
     ``plan``, the alerts after a run and the fast lane's passes between sold pages reuse it.
     Keeping it never waits for a lock; a store that is busy or read-only only costs the next
-    command the fit again.
+    command the fit again. ``sales``: loads the sales of the last given days (a fit's).
     """
     key = _model_key(settings, now)
     marks = load_fit_marks(session)
@@ -228,8 +244,8 @@ def current_auction_model(
     since = now - timedelta(days=HISTORY_DAYS)
     watched = load_watched_auctions(session, since=since, newest=WATCHED_LIMIT)
     days = sales_window_days(watched, now=now, window_days=settings.window_days)
-    sales = load_sold_rows(session, now=now, window_days=days)
-    fit = fit_watched_model(watched, sales, settings, known=known)
+    found = load_sold_rows(session, now=now, window_days=days) if sales is None else sales(days)
+    fit = fit_watched_model(watched, found, settings, known=known)
     engine = session.get_bind().engine
     markets: dict[str, object] = {"basis": basis, "markets": slice_markets_to_json(fit.markets)}
     kept_model: dict[str, object] = {

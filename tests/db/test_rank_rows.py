@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -10,7 +11,12 @@ from typing import TYPE_CHECKING
 from core.models import Included
 from db.latest import save_latest
 from db.models import ListingRow, ObservationRow, SaleRow
-from db.rank_rows import load_active_rows, load_sold_rows, load_unmatched_count
+from db.rank_rows import (
+    load_active_rows,
+    load_sold_rows,
+    load_sold_rows_over,
+    load_unmatched_count,
+)
 from ranking.titles.server_config import parse_server_config
 
 if TYPE_CHECKING:
@@ -143,3 +149,33 @@ def test_a_server_s_sales_reach_back_ninety_days_with_what_they_came_with(sessio
     assert load_sold_rows(session, now=now, window_days=30) == []
     (sale,) = load_sold_rows(session, now=now, window_days=30, server_days=90)
     assert sale.config is not None and (sale.config.cpus, sale.config.ram_gb) == (2, 256)
+
+
+def test_one_read_gives_each_window_the_sales_it_would_read_alone(session, now):
+    rng = random.Random(3)
+    for _ in range(60):
+        kind = rng.choice(["card", "card", "server", "part", "accessory"])
+        days = rng.randrange(0, 400)
+        if kind == "server":
+            add_sale(
+                session, now, sku="supermicro-sys-4028gr-trt", price="900", days_ago=days,
+                title="Supermicro SYS-4028GR-TRT 2x E5-2680 v4 256GB", category="server",
+            )  # fmt: skip
+        elif kind == "part":
+            row = add_listing(session, now, sku=None, kind="accessory", status="sold")
+            row.part = "heatsink-sxm2"
+            session.add(
+                SaleRow(listing_id=row.id, sold_date=(now - timedelta(days=days)).date(),
+                        price=Decimal(40), currency="USD", source="page")
+            )  # fmt: skip
+        else:
+            add_sale(session, now, sku=rng.choice([P40, V100]), price="200", days_ago=days,
+                     kind="item" if kind == "card" else "accessory")  # fmt: skip
+    session.commit()
+    windows = [(395, 0), (30, 90), (30, 0), (120, 60)]
+
+    together = load_sold_rows_over(session, now=now, windows=windows)
+
+    for (days, server), rows in zip(windows, together, strict=True):
+        alone = load_sold_rows(session, now=now, window_days=days, server_days=server)
+        assert sorted(rows, key=repr) == sorted(alone, key=repr) != []

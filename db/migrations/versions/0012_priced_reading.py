@@ -1,7 +1,7 @@
-"""A priced row keeps what its listing's title says (``ranking.titles.flags.TitleReading``):
+"""A priced row keeps what its listing's title says (``ranking.rows.TitleReading``):
 after a sold page moves every market, the listings priced again are not read again (on a
-million listings, a fifth of that ranking's time). Existing rows have none: they are read
-once more the next time they are priced.
+million listings, a quarter of that ranking's time, profiled). Existing rows have none:
+they are read once more the next time they are priced.
 
 Revision ID: 0012_priced_reading
 Revises: 0011_sold_points
