@@ -229,15 +229,22 @@ def _rows(*more: Any) -> AnySelect:
 
 
 def _stale(session: Session, stmt: AnySelect, *, read: bool = False) -> list[Stale]:
-    """The rows of ``stmt`` (``_rows``; ``read``: with the kept reading of the title)."""
+    """The rows of ``stmt`` (``_rows``; ``read``: with the kept reading of the title, one
+    object for each distinct reading: most titles read alike, and a sold page brings back
+    hundreds of thousands of rows)."""
     found: list[Stale] = []
+    readings: dict[str, TitleReading | None] = {}
     for r in session.connection().execute(stmt).all():
         values = list(r)
         changed = values.pop()
         observation = values.pop()
         kept = values.pop() if read else None
         if kept:
-            with contextlib.suppress(ValueError):
-                values.append(TitleReading.from_text(kept))
+            if kept not in readings:
+                readings[kept] = None
+                with contextlib.suppress(ValueError):
+                    readings[kept] = TitleReading.from_text(kept)
+            if (reading := readings[kept]) is not None:
+                values.append(reading)
         found.append((active_row(values), int(observation), changed))
     return found
