@@ -120,16 +120,16 @@ def load_fit_marks(session: Session) -> FitMarks:
     return FitMarks((count, newest, change), observation, changed)
 
 
-def load_watch_fingerprint(session: Session) -> tuple[object, ...]:
+def load_watch_fingerprint(session: Session, marks: FitMarks) -> tuple[object, ...]:
     """What changes whenever a save could change the markets, the asking prices or the sales.
 
     Every save (collection, import) stamps ``last_seen`` on the listings it touches; a new price
     or status is a new observation; a changed listing, or closing ended ones, stamps
     ``changed_at``; a new or replaced sale moves the sales' marks (``load_fit_marks``). A few
     aggregates, each read off its index (the newest listing id for the count: listings are
-    never deleted), not a scan of a table.
+    never deleted), not a scan of a table. ``marks``: ``load_fit_marks`` now, which the caller
+    reads once for this and the auction model.
     """
-    marks = load_fit_marks(session)
     listings = tuple(
         session.scalar(select(func.max(column))) for column in (ListingRow.id, ListingRow.last_seen)
     )

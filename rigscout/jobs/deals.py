@@ -125,8 +125,9 @@ def rank_stored_many(
     # see but not commit, and is ranked in full.
     keep = kept and not session.in_transaction()
     with collector_paused():
-        fingerprint = load_watch_fingerprint(session)
-        model = current_auction_model(session, settings, now=now, sales=fit_sales)
+        marks = load_fit_marks(session)
+        fingerprint = load_watch_fingerprint(session, marks)
+        model = current_auction_model(session, settings, now=now, sales=fit_sales, marks=marks)
         ignores = load_ignores(session)
         pricing = Pricing(skus, settings, now, filters, model, ignores)
         found = None
@@ -210,6 +211,7 @@ def current_auction_model(
     *,
     now: datetime,
     sales: Callable[[int], Sequence[SoldRow]] | None = None,
+    marks: FitMarks | None = None,
 ) -> AuctionModel:
     """The auction model fitted on the watched auctions, fitted once per state of its inputs.
 
@@ -219,10 +221,12 @@ def current_auction_model(
     with the store's marks at the fit, under the day and the settings: ``rank``, ``report``,
     ``plan``, the alerts after a run and the fast lane's passes between sold pages reuse it.
     Keeping it never waits for a lock; a store that is busy or read-only only costs the next
-    command the fit again. ``sales``: loads the sales of the last given days (a fit's).
+    command the fit again. ``sales``: loads the sales of the last given days (a fit's);
+    ``marks``: the store's marks now, where the caller has read them (``load_fit_marks``).
     """
     key = _model_key(settings, now)
-    marks = load_fit_marks(session)
+    if marks is None:
+        marks = load_fit_marks(session)
     cached = load_state(session, MODEL_STATE)
     if cached is not None and cached.get("key") == key:
         with contextlib.suppress(ValueError, TypeError):
