@@ -95,11 +95,16 @@ def load_rows_priced_against(
     return found
 
 
-def load_asking(session: Session) -> list[tuple[int, str, Decimal]]:
-    """(listing id, SKU, landed unit price) of the priced rows that are asking prices."""
+def load_asking(
+    session: Session, *, besides: Collection[str] = ()
+) -> list[tuple[int, str, Decimal]]:
+    """(listing id, SKU, landed unit price) of the priced rows that are asking prices, but
+    those of the SKUs ``besides``."""
     stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.unit_price).where(
         IS_PRICED, PricedRow.asking
     )
+    if besides:
+        stmt = stmt.where(PricedRow.sku.not_in(sorted(besides)))
     return [(i, str(s), Decimal(str(p))) for i, s, p in session.connection().execute(stmt)]
 
 

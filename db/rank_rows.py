@@ -22,7 +22,7 @@ from ranking.rows import ActiveRow, SoldRow
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Collection, Iterable, Sequence
     from datetime import date, datetime
 
     from sqlalchemy import ColumnElement
@@ -173,17 +173,28 @@ def sold_row(values: Sequence[Any]) -> SoldRow:
 
 
 def load_sold_rows(
-    session: Session, *, now: datetime, window_days: int, server_days: int = 0
+    session: Session,
+    *,
+    now: datetime,
+    window_days: int,
+    server_days: int = 0,
+    skus: Collection[str] | None = None,
 ) -> list[SoldRow]:
     """Sales of catalog items in the window: cards and boards, servers with what they came
     with (over ``server_days`` when longer: a thin server market borrows from it), and the
-    priced parts' sales (heatsinks, power shelves) over the same longer window."""
-    (found,) = load_sold_rows_over(session, now=now, windows=[(window_days, server_days)])
+    priced parts' sales (heatsinks, power shelves) over the same longer window; ``skus``: only
+    the sales of listings read as one of these."""
+    windows = [(window_days, server_days)]
+    (found,) = load_sold_rows_over(session, now=now, windows=windows, skus=skus)
     return found
 
 
 def load_sold_rows_over(
-    session: Session, *, now: datetime, windows: Sequence[tuple[int, int]]
+    session: Session,
+    *,
+    now: datetime,
+    windows: Sequence[tuple[int, int]],
+    skus: Collection[str] | None = None,
 ) -> tuple[list[SoldRow], ...]:
     """``load_sold_rows`` for each (window days, server days) of ``windows``, in one read: a
     sale in several is read, landed and made a ``SoldRow`` once (the auction model's fit
@@ -195,6 +206,8 @@ def load_sold_rows_over(
         .join(ListingRow, ListingRow.id == SaleRow.listing_id)
         .where(or_(*within))
     )
+    if skus is not None:
+        stmt = stmt.where(ListingRow.sku.in_(sorted(skus)))
     found: tuple[list[SoldRow], ...] = tuple([] for _ in windows)
     count = len(SOLD_COLUMNS)
     for values in session.connection().execute(stmt).all():

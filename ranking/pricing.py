@@ -19,14 +19,16 @@ from core.models import EXCLUDE, VERIFY, BuyingFormat, Category, Kind
 from ranking.landed import landed_unit_price, landed_with_freight
 from ranking.market import (
     ServerReferences,
+    chassis_of,
     load_scam_rules,
     nearest_sibling_market,
     new_accounts,
     predict_final,
     prediction_until,
     scam_reason,
-    score_market,
-    server_references,
+    server_valuer,
+    sold_side,
+    with_asking,
     without_own,
 )
 from ranking.profiles import load_profiles
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
     from ranking.catalog import Sku
     from ranking.ignores import Ignores
     from ranking.landed import Landed
-    from ranking.market import AuctionPrediction, Market, Reference
+    from ranking.market import AuctionPrediction, Chassis, Market, Reference, SoldSide, Valuer
     from ranking.records import AuctionPredictor, RankFilters
     from ranking.rows import ActiveRow, SoldRow
     from ranking.titles import Signals
@@ -389,14 +391,27 @@ def price_markets(
     now: datetime,
 ) -> tuple[dict[str, Market], ServerReferences]:
     """Each SKU's market: a card's or board's own; a server's chassis (its sales with their
-    parts taken out, pooled where thin). A server with any sale never uses asking prices."""
-    markets = score_market(sales, asking, settings, now=now)
-    chassis, servers = server_references(sales, markets, skus, settings, now=now)
-    for code in [c for c in markets if c in skus and skus[c].category is Category.SERVER]:
-        if code in chassis or markets[code].source != "asking" or code in servers.sold:
+    parts taken out, pooled where thin). A server with any sale never uses asking prices.
+    (``rigscout/jobs/priced.py`` makes them of the same steps, some of them kept.)"""
+    side = sold_side(sales, settings, now=now)
+    valuer = server_valuer(side, with_asking(side.cards, asking, settings), skus)
+    return markets_of(side, valuer, chassis_of(sales, valuer, settings, now=now))
+
+
+def markets_of(
+    side: SoldSide, valuer: Valuer, chassis: Chassis
+) -> tuple[dict[str, Market], ServerReferences]:
+    """The markets ``price_markets`` returns, from its steps: the sales' part, the valuer of
+    today's card markets (``server_valuer``), the chassis markets (``chassis_of``)."""
+    markets = dict(valuer.markets)
+    servers = [
+        c for c in markets if c in valuer.skus and valuer.skus[c].category is Category.SERVER
+    ]
+    for code in servers:
+        if code in chassis.markets or markets[code].source != "asking" or code in side.sold:
             del markets[code]
-    markets.update(chassis)
-    return markets, servers
+    markets.update(chassis.markets)
+    return markets, ServerReferences(valuer, side.twins, side.sold)
 
 
 def _with_account_flag(p: Priced, accounts: Mapping[str, str], signals: Signals) -> Priced:

@@ -5,15 +5,26 @@ The floors above use the wing through these names alone.
 """
 
 from ranking.kept.digest import MarketDigests, pricing_basis
-from ranking.kept.market_cache import markets_from_json, markets_to_json
+from ranking.kept.market_cache import (
+    chassis_from_json,
+    chassis_to_json,
+    markets_from_json,
+    markets_to_json,
+    sold_side_from_json,
+    sold_side_to_json,
+)
 from ranking.kept.shortlist import PricedColumns, pack_inputs, shortlist
 
 __all__ = [
     "MarketDigests",
     "PricedColumns",
+    "chassis_from_json",
+    "chassis_to_json",
     "markets_from_json",
     "markets_to_json",
     "pack_inputs",
     "pricing_basis",
     "shortlist",
+    "sold_side_from_json",
+    "sold_side_to_json",
 ]

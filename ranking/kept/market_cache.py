@@ -1,4 +1,5 @@
-"""The markets (``ranking.rank.price_markets``) as JSON values, and back, exactly.
+"""The markets (``ranking.pricing.price_markets``) and their sales' part (``SoldSide``) as JSON
+values, and back, exactly.
 
 Computing them reads every sale in the window (a second on a large store), yet they change
 only when a run saves something: ``rigscout/jobs/priced.py`` keeps them in the ``state`` table
@@ -13,11 +14,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from core.models import ServerConfig
-from ranking.market import Market, SalePoint, ServerReferences, Valuer
+from ranking.market import Chassis, Market, SalePoint, ServerReferences, SoldSide, Valuer
 from ranking.titles import load_parts
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from ranking.catalog import Sku
 
@@ -29,9 +30,7 @@ def markets_to_json(markets: Mapping[str, Market], servers: ServerReferences) ->
         "cards": [_plain(m) for m in servers.valuer.markets.values()],
         "parts": {code: str(price) for code, price in servers.valuer.parts.items()},
         "part_sales": dict(servers.valuer.part_sales),
-        "twins": [
-            [*_key(key), [_plain(p) for p in points]] for key, points in servers.twins.items()
-        ],
+        "twins": _twins_to_json(servers.twins),
         "sold": dict(servers.sold),
     }
 
@@ -44,14 +43,65 @@ def markets_from_json(
     markets = {m["sku"]: _market(m) for m in data["markets"]}
     cards = {m["sku"]: _market(m) for m in data["cards"]}
     parts = {code: Decimal(price) for code, price in data["parts"].items()}
-    twins: dict[tuple[object, ...], list[SalePoint]] = {}
-    for sku, config, gpus, points in data["twins"]:
-        key = (sku, ServerConfig.from_json(config), tuple((s, int(q)) for s, q in gpus))
-        twins[key] = [_point(p) for p in points]
-    sold = {str(code): int(n) for code, n in data["sold"].items()}
     part_sales = {str(code): int(n) for code, n in data["part_sales"].items()}
     valuer = Valuer(skus, cards, parts, load_parts(), part_sales)
-    return markets, ServerReferences(valuer, twins, sold)
+    return markets, ServerReferences(valuer, _twins_from_json(data["twins"]), _counts(data["sold"]))
+
+
+def sold_side_to_json(side: SoldSide) -> dict[str, Any]:
+    """What ``sold_side_from_json`` reads back."""
+    return {
+        "cards": [_plain(m) for m in side.cards.values()],
+        "parts": [_plain(m) for m in side.parts.values()],
+        "twins": _twins_to_json(side.twins),
+        "sold": dict(side.sold),
+    }
+
+
+def sold_side_from_json(data: Mapping[str, Any]) -> SoldSide:
+    """The sales' part of the markets ``sold_side_to_json`` wrote (a KeyError, TypeError or
+    ValueError where ``data`` is not that)."""
+    return SoldSide(
+        {m["sku"]: _market(m) for m in data["cards"]},
+        {m["sku"]: _market(m) for m in data["parts"]},
+        _twins_from_json(data["twins"]),
+        _counts(data["sold"]),
+    )
+
+
+def chassis_to_json(chassis: Chassis) -> dict[str, Any]:
+    """What ``chassis_from_json`` reads back."""
+    valued = {sku: None if m is None else str(m) for sku, m in chassis.valued_at.items()}
+    return {"markets": [_plain(m) for m in chassis.markets.values()], "valued_at": valued}
+
+
+def chassis_from_json(data: Mapping[str, Any]) -> Chassis:
+    """The chassis markets ``chassis_to_json`` wrote (a KeyError, TypeError or ValueError
+    where ``data`` is not that)."""
+    return Chassis(
+        {m["sku"]: _market(m) for m in data["markets"]},
+        {str(s): None if m is None else Decimal(m) for s, m in data["valued_at"].items()},
+    )
+
+
+def _twins_to_json(twins: Mapping[tuple[object, ...], Sequence[SalePoint]]) -> list[Any]:
+    # each sale as [price, weight, upper bound, presumed]: a large store has tens of thousands
+    return [
+        [*_key(key), [[str(p.price), str(p.weight), p.upper_bound, p.presumed] for p in points]]
+        for key, points in twins.items()
+    ]
+
+
+def _twins_from_json(data: Iterable[Any]) -> dict[tuple[object, ...], list[SalePoint]]:
+    twins: dict[tuple[object, ...], list[SalePoint]] = {}
+    for sku, config, gpus, points in data:
+        key = (sku, ServerConfig.from_json(config), tuple((s, int(q)) for s, q in gpus))
+        twins[key] = [_point(p) for p in points]
+    return twins
+
+
+def _counts(data: Mapping[str, Any]) -> dict[str, int]:
+    return {str(code): int(n) for code, n in data.items()}
 
 
 def _key(key: tuple[object, ...]) -> tuple[object, object, object]:
@@ -60,7 +110,7 @@ def _key(key: tuple[object, ...]) -> tuple[object, object, object]:
     return sku, config.as_json() if isinstance(config, ServerConfig) else None, gpus
 
 
-def _plain(value: Market | SalePoint) -> dict[str, Any]:
+def _plain(value: Market) -> dict[str, Any]:
     return {f.name: _json_value(getattr(value, f.name)) for f in fields(value)}
 
 
@@ -81,10 +131,6 @@ def _market(data: Mapping[str, Any]) -> Market:
     return Market(**values)
 
 
-def _point(data: Mapping[str, Any]) -> SalePoint:
-    return SalePoint(
-        Decimal(data["price"]),
-        Decimal(data["weight"]),
-        bool(data["upper_bound"]),
-        bool(data["presumed"]),
-    )
+def _point(data: Sequence[Any]) -> SalePoint:
+    price, weight, upper_bound, presumed = data
+    return SalePoint(Decimal(price), Decimal(weight), bool(upper_bound), bool(presumed))

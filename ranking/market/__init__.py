@@ -29,11 +29,15 @@ from ranking.market.auction_watch import (
 )
 from ranking.market.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
 from ranking.market.servers import (
+    Chassis,
     Reference,
     ServerReferences,
+    SoldSide,
     Valuer,
+    chassis_of,
     part_markets,
-    server_references,
+    server_valuer,
+    sold_side,
 )
 from ranking.market.sold import (
     Market,
@@ -41,6 +45,7 @@ from ranking.market.sold import (
     sale_weight,
     score_market,
     sold_median,
+    with_asking,
     without_own,
 )
 
@@ -52,13 +57,16 @@ __all__ = [
     "AuctionPrediction",
     "AuctionSnapshot",
     "BidSeen",
+    "Chassis",
     "Market",
     "Reference",
     "SalePoint",
     "ServerReferences",
+    "SoldSide",
     "Valuer",
     "WatchedAuction",
     "WatchedFit",
+    "chassis_of",
     "fit_auction_model",
     "fit_watched_model",
     "load_scam_rules",
@@ -74,9 +82,11 @@ __all__ = [
     "sales_window_days",
     "scam_reason",
     "score_market",
-    "server_references",
+    "server_valuer",
     "slice_markets_from_json",
     "slice_markets_to_json",
     "sold_median",
+    "sold_side",
+    "with_asking",
     "without_own",
 ]

@@ -27,7 +27,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from core.models import Category
-from ranking.market.sold import SalePoint, sale_point, sold_market, weighted_median
+from ranking.market.sold import (
+    SalePoint,
+    sale_point,
+    sold_market,
+    sold_markets,
+    weighted_median,
+)
 from ranking.titles import HEATSINK, POWER_SHELF, load_parts
 
 if TYPE_CHECKING:
@@ -159,29 +165,67 @@ class ServerReferences:
         return (count, settings.pool_window_days) if count else None
 
 
-def server_references(
-    sales: Sequence[SoldRow],
-    markets: Mapping[str, Market],
-    skus: Mapping[str, Sku],
-    settings: RankSettings,
-    *,
-    now: datetime,
-) -> tuple[dict[str, Market], ServerReferences]:
-    """Every server SKU's chassis market, and what each server listing's reference needs.
-    ``markets``: the cards' (``score_market``), for the GPUs a server comes with."""
-    # a copy: the caller replaces the servers' entries with their chassis markets
-    table = load_parts()
-    parts = part_markets(sales, settings, now=now, table=table)
-    valuer = Valuer(
-        skus,
-        dict(markets),
-        {code: m.median for code, m in parts.items()},
-        table,
-        {code: m.count for code, m in parts.items()},
+@dataclass(frozen=True, slots=True)
+class SoldSide:
+    """What the markets read from the sales alone, without the asking prices: the same until a
+    sale changes, so a ranking after a run that saved none keeps it (``rigscout/jobs/priced.py``)
+    and reads only the servers' sales, whose chassis are valued against the cards' markets."""
+
+    cards: Mapping[str, Market]  # each SKU's market of its own sales (``sold_markets``)
+    parts: Mapping[str, Market]  # the priced parts' (``part_markets``)
+    twins: Mapping[tuple[object, ...], Sequence[SalePoint]]  # ``same_config_sales``
+    sold: Mapping[str, int]  # each SKU's sales, as ``ServerReferences.sold``
+
+
+def sold_side(sales: Sequence[SoldRow], settings: RankSettings, *, now: datetime) -> SoldSide:
+    """The sales' own part of the markets (``SoldSide``)."""
+    return SoldSide(
+        sold_markets(sales, settings, now=now),
+        part_markets(sales, settings, now=now, table=load_parts()),
+        same_config_sales(sales, settings, now=now),
+        Counter(s.sku for s in sales if s.kind == "item"),
     )
-    chassis = chassis_markets(sales, valuer, settings, now=now)
-    sold = Counter(s.sku for s in sales if s.kind == "item")
-    return chassis, ServerReferences(valuer, same_config_sales(sales, settings, now=now), sold)
+
+
+def server_valuer(side: SoldSide, cards: Mapping[str, Market], skus: Mapping[str, Sku]) -> Valuer:
+    """What values a server's parts: ``cards``, today's card markets (``with_asking``), and the
+    priced parts' markets of ``side``."""
+    return Valuer(
+        skus,
+        dict(cards),  # a copy: the caller replaces the servers' entries with their chassis
+        {code: m.median for code, m in side.parts.items()},
+        load_parts(),
+        {code: m.count for code, m in side.parts.items()},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Chassis:
+    """The server SKUs' chassis markets (``chassis_markets``), and the median each GPU their
+    sales came with was valued at (None: no market). A sale's chassis reads nothing else of
+    the card markets, so they hold while those medians do, whatever the asking prices did."""
+
+    markets: Mapping[str, Market]
+    valued_at: Mapping[str, Decimal | None]
+
+    def holds(self, cards: Mapping[str, Market]) -> bool:
+        """Whether ``cards`` value every GPU as these chassis markets were valued."""
+        return all(_median(cards, sku) == median for sku, median in self.valued_at.items())
+
+
+def chassis_of(
+    sales: Sequence[SoldRow], valuer: Valuer, settings: RankSettings, *, now: datetime
+) -> Chassis:
+    """``chassis_markets`` with what they were valued at; ``sales``: the sales, or only the
+    server SKUs' among them."""
+    gpus = {item.sku for sale in sales if sale.kind == "item" for item in sale.includes}
+    valued_at = {sku: _median(valuer.markets, sku) for sku in sorted(gpus)}
+    return Chassis(chassis_markets(sales, valuer, settings, now=now), valued_at)
+
+
+def _median(markets: Mapping[str, Market], sku: str) -> Decimal | None:
+    market = markets.get(sku)
+    return None if market is None else market.median
 
 
 # A part's market: at least this many sales, each within this factor of the part's documented

@@ -138,6 +138,13 @@ def score_market(
     ``asking`` holds each SKU's landed unit prices of active fixed-price listings (user's
     currency). Sales in a currency without an FX rate are left out.
     """
+    return with_asking(sold_markets(sales, settings, now=now), asking, settings)
+
+
+def sold_markets(
+    sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime
+) -> dict[str, Market]:
+    """The SKUs' markets made by their sales in the window (those with too few are left out)."""
     today = now.date()
     since = today - timedelta(days=settings.window_days)
     sold: dict[str, list[SalePoint]] = {}
@@ -151,6 +158,14 @@ def score_market(
         market = sold_market(sku, points, settings)
         if market is not None:
             markets[sku] = market
+    return markets
+
+
+def with_asking(
+    sold: Mapping[str, Market], asking: Mapping[str, Sequence[Decimal]], settings: RankSettings
+) -> dict[str, Market]:
+    """``sold`` (``sold_markets``), and an asking market for each SKU without a sold one."""
+    markets = dict(sold)
     for sku, prices in asking.items():
         if sku not in markets:
             market = _market(sku, [SalePoint(p, Decimal(1)) for p in prices], "asking", settings)

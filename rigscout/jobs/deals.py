@@ -46,7 +46,7 @@ from rigscout.jobs.bulk import collector_paused
 from rigscout.jobs.priced import rank_refreshed, refresh_priced
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
     from datetime import datetime
 
     from sqlalchemy.orm import Session
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ranking.ignores import Ignores
     from ranking.market import AuctionModel
     from ranking.rows import SoldRow
+    from rigscout.jobs.priced import SalesLoader
 
 log = logging.getLogger(__name__)
 MODEL_STATE = "auction_model"
@@ -104,12 +105,16 @@ def rank_stored_many(
 
     markets_window = (settings.window_days, settings.pool_window_days)
 
-    def recent_sales() -> Sequence[SoldRow]:
+    def recent_sales(skus: Collection[str] | None = None) -> Sequence[SoldRow]:
         nonlocal loaded
         if loaded is None:
-            loaded = load_sold_rows(
-                session, now=now, window_days=markets_window[0], server_days=markets_window[1]
+            window, server = markets_window
+            found = load_sold_rows(
+                session, now=now, window_days=window, server_days=server, skus=skus
             )
+            if skus is not None:
+                return found  # these SKUs' only: not every sale
+            loaded = found
         return loaded
 
     def fit_sales(days: int) -> Sequence[SoldRow]:
@@ -132,7 +137,9 @@ def rank_stored_many(
         pricing = Pricing(skus, settings, now, filters, model, ignores)
         found = None
         if keep:
-            found = _rank_kept(session, pricing, sales=recent_sales, fingerprint=fingerprint)
+            found = _rank_kept(
+                session, pricing, sales=recent_sales, fingerprint=fingerprint, marks=marks
+            )
         rankings, unmatched = found or _rank_now(session, pricing, recent_sales())
         if unmatched:
             rankings = tuple(
@@ -157,8 +164,9 @@ def _rank_kept(
     session: Session,
     p: Pricing,
     *,
-    sales: Callable[[], Sequence[SoldRow]],
+    sales: SalesLoader,
     fingerprint: object,
+    marks: FitMarks,
 ) -> tuple[tuple[Ranking, ...], int] | None:
     """The rankings from the kept priced rows, those whose inputs changed priced again and
     committed, and the unmatched count; None where the store cannot be written."""
@@ -173,6 +181,7 @@ def _rank_kept(
                 model=p.model,
                 ignores=p.ignores,
                 fingerprint=fingerprint,
+                marks=marks,
             )
             rankings = rank_refreshed(
                 session, refreshed, p.skus, p.settings, now=p.now, filters=p.filters

@@ -23,15 +23,18 @@ the store cannot be written or its session is already in a transaction.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
+from core.models import Category
 from db import priced_rows, rank_rows
+from db.auction_rows import FitMarks, load_fit_unchanged
 from db.priced_rows import (
     delete_unranked,
     load_asking,
@@ -52,22 +55,34 @@ from db.rank_rows import load_active_rows, load_unmatched_count
 from db.state import load_state, save_state
 from ranking.kept import (
     MarketDigests,
+    chassis_from_json,
+    chassis_to_json,
     markets_from_json,
     markets_to_json,
     pack_inputs,
     pricing_basis,
     shortlist,
+    sold_side_from_json,
+    sold_side_to_json,
 )
-from ranking.market import load_scam_rules, model_to_json, new_accounts
+from ranking.market import (
+    chassis_of,
+    load_scam_rules,
+    model_to_json,
+    new_accounts,
+    server_valuer,
+    sold_side,
+    with_asking,
+)
 from ranking.plan import load_plan_rules, module_heatsink, plan_kind
-from ranking.pricing import AUCTION, Landing, Pricer, asks, land_row, price_markets, priced_until
+from ranking.pricing import AUCTION, Landing, Pricer, asks, land_row, markets_of, priced_until
 from ranking.profiles import load_profiles
 from ranking.rank import rank_priced, shown
 from ranking.records import PricedRows, Ranking
 from ranking.value import score_sku_value
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from datetime import datetime
     from decimal import Decimal
 
@@ -82,10 +97,18 @@ if TYPE_CHECKING:
     from ranking.records import Priced, RankFilters
     from ranking.rows import ActiveRow, SoldRow
 
+    class SalesLoader(Protocol):
+        """Loads the recent sales (``db.rank_rows.load_sold_rows``); given SKUs, it may load
+        only theirs."""
+
+        def __call__(self, skus: Collection[str] | None = None, /) -> Sequence[SoldRow]: ...
+
+
 # What a kept row is made by, besides the rules (``ranking``, ``core``): a change to these
 # prices everything again.
 CODE = (Path(__file__), Path(priced_rows.__file__ or ""), Path(rank_rows.__file__ or ""))
 STATE = "priced"  # the ``state`` row of the last refresh: its key, markets, unmatched count
+SOLD = "priced_sold"  # and the sales' part of its markets, with the sales' marks it was made at
 ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with time alone)
 # Listings are read by id lists, or in one pass over the store where they are more than this
 # share of the priced ones (a caller asking for every listing).
@@ -108,15 +131,18 @@ def refresh_priced(
     settings: RankSettings,
     *,
     now: datetime,
-    sales: Callable[[], Sequence[SoldRow]],
+    sales: SalesLoader,
     model: AuctionModel,
     ignores: Ignores | None,
     fingerprint: object,
+    marks: FitMarks,
 ) -> Refreshed:
     """Price again every listing whose row is out of date, and save them (not committed).
 
     ``sales``: loads the recent sales, called only when the markets must be computed again;
-    ``fingerprint``: changes whenever a save could change them (``load_watch_fingerprint``).
+    ``fingerprint``: changes whenever a save could change them (``load_watch_fingerprint``);
+    ``marks``: the store's sales marks now (``load_fit_marks``), which say whether the sales'
+    part of the markets kept by the last computation still holds.
     """
     basis = pricing_basis(settings, skus, ignores, code=CODE)
     todo: dict[int, tuple[Stale, Landing]] = {}
@@ -140,14 +166,23 @@ def refresh_priced(
     else:
         delete_unranked(session)
         take(load_stale_rows(session, basis=basis, now=now))
-        asking: dict[str, list[Decimal]] = {}
-        for listing_id, sku, price in load_asking(session):
-            if listing_id not in todo:
-                asking.setdefault(sku, []).append(price)
-        for (row, _, _), landing in todo.values():
-            if landing.landed is not None and asks(row):
-                asking.setdefault(str(row.sku), []).append(landing.landed.unit_price)
-        markets, servers = price_markets(sales(), asking, skus, settings, now)
+
+        def asking(sold: Collection[str]) -> dict[str, list[Decimal]]:
+            # The landed asking prices of the SKUs without a market of their sales (``sold``):
+            # the others' asking prices make no market (``with_asking``). The kept ones of the
+            # others, the fresh ones of these.
+            found: dict[str, list[Decimal]] = {}
+            for listing_id, sku, price in load_asking(session, besides=sold):
+                if listing_id not in todo:
+                    found.setdefault(sku, []).append(price)
+            for (row, _, _), landing in todo.values():
+                if landing.landed is not None and str(row.sku) not in sold and asks(row):
+                    found.setdefault(str(row.sku), []).append(landing.landed.unit_price)
+            return found
+
+        markets, servers = _price_markets(
+            session, asking, skus, settings, now=now, sales=sales, marks=marks, basis=basis
+        )
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
         moved = [
             (sku, auction, digest)
@@ -165,6 +200,55 @@ def refresh_priced(
     rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
     save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
     return Refreshed(pricer, markets, len(rows), unmatched)
+
+
+def _price_markets(
+    session: Session,
+    asking: Callable[[Collection[str]], Mapping[str, Sequence[Decimal]]],
+    skus: Mapping[str, Sku],
+    settings: RankSettings,
+    *,
+    now: datetime,
+    sales: SalesLoader,
+    marks: FitMarks,
+    basis: str,
+) -> tuple[dict[str, Market], ServerReferences]:
+    """``price_markets``, of its steps, keeping two of them in the ``state`` table under the
+    day and the basis: the sales' part (``SoldSide``) while no sale changed
+    (``load_fit_unchanged``, the test the auction model's reuse passes), and the chassis
+    markets while they hold (``Chassis.holds``: the GPUs their sales came with are valued
+    alike). A run that saved no sale then reads no sale at all, or the server SKUs' alone.
+    ``asking``: the SKUs' asking prices but those of the SKUs given; ``marks``: the store's
+    sales marks now (``load_fit_marks``)."""
+    key = repr((now.date(), basis))
+    side, chassis = None, None
+    kept = load_state(session, SOLD)
+    if kept is not None and kept.get("key") == key:
+        with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, ArithmeticError):
+            then = FitMarks.from_json(kept.get("marks"))
+            if load_fit_unchanged(session, then, marks):
+                side = sold_side_from_json(cast("dict[str, Any]", kept["side"]))
+                chassis = chassis_from_json(cast("dict[str, Any]", kept["chassis"]))
+    every = None
+    if side is None:
+        every = sales()
+        side = sold_side(every, settings, now=now)
+    cards = with_asking(side.cards, asking(side.cards.keys()), settings)
+    valuer = server_valuer(side, cards, skus)
+    if every is not None or chassis is None or not chassis.holds(valuer.markets):
+        servers = [code for code, sku in skus.items() if sku.category is Category.SERVER]
+        found = every if every is not None else sales(servers)
+        chassis = chassis_of(found, valuer, settings, now=now)
+    elif kept is not None and kept.get("marks") == marks.to_json():
+        return markets_of(side, valuer, chassis)  # nothing to keep that is not kept
+    state: dict[str, object] = {
+        "key": key,
+        "marks": marks.to_json(),
+        "side": sold_side_to_json(side),
+        "chassis": chassis_to_json(chassis),
+    }
+    save_state(session, SOLD, state, now)
+    return markets_of(side, valuer, chassis)
 
 
 def _ended_under(row: ActiveRow, landing: Landing, settings: RankSettings) -> bool:
@@ -195,7 +279,7 @@ def _kept_state(
         sellers = cast("dict[str, Any]", accounts["accounts"])
         unmatched = int(cast("int", kept["unmatched"]))
         return markets, servers, {str(k): str(v) for k, v in sellers.items()}, unmatched
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError):
         return None
 
 

@@ -131,11 +131,14 @@ class Market:
             else:
                 self.active.pop(item.item_id, None)
 
-    def edit(self, session: Session, now: datetime) -> str:
-        """One random edit, as a run or the user would make it; says which."""
+    def edit(self, session: Session, now: datetime, kind: str | None = None) -> str:
+        """One random edit (or one of ``kind``), as a run or the user would make it; says
+        which."""
         rng = self.rng
         ids = sorted(self.active)
-        kind = rng.choice(("prices", "new", "sold", "feedback", "seen", "ignore", "elsewhere"))
+        kind = kind or rng.choice(
+            ("prices", "new", "sold", "feedback", "seen", "ignore", "elsewhere")
+        )
         if kind == "prices":
             picked = rng.sample(ids, min(15, len(ids)))
             self.save(
@@ -275,6 +278,31 @@ def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
         settings = replace(SETTINGS, fx_rates={**SETTINGS.fx_rates, "EUR": Decimal("1.15")})
         kept, full = both(session, now, settings)
         assert kept == full, "after the FX rates changed"
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_the_markets_kept_from_the_sales_follow_each_sold_page_the_same_day(engine, seed):
+    """The sales' part of the markets is kept while no sale changes: the runs of the same day
+    that save only running listings read no sale but the servers' (whose chassis are valued
+    against today's card markets), and a sold page is read at once."""
+    market = Market(seed)
+    with Session(engine) as session:
+        market.seed(session, NOW - timedelta(days=1), active=200, sold=150)
+        now = NOW
+        skus = {s.sku: s for s in load_catalog()}
+        rank_stored_many(session, skus, SETTINGS, now=now, filters=FILTERS)
+        for step, kind in enumerate(("prices", "sold", "new", "sold", "seen", "prices")):
+            now += timedelta(minutes=20)
+            market.edit(session, now, kind)
+            with recorded(engine) as statements:
+                kept = rank_stored_many(session, skus, SETTINGS, now=now, filters=FILTERS)
+            full = rank_stored_many(session, skus, SETTINGS, now=now, filters=FILTERS, kept=False)
+            assert kept == full, f"after edit {step} ({kind})"
+            if kind != "sold":
+                every_sale = [
+                    s for s in statements if "sales.sold_date" in s and "listings.sku IN" not in s
+                ]
+                assert not every_sale, f"{kind}: every sale was read again"
 
 
 def test_an_item_seen_on_two_marketplaces_is_ranked_once_as_last_seen(engine):
