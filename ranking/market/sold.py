@@ -126,25 +126,12 @@ def weighted_median(points: Iterable[tuple[Decimal, Decimal]]) -> Decimal | None
     ) / 2
 
 
-def score_market(
-    sales: Iterable[SoldRow],
-    asking: Mapping[str, Sequence[Decimal]],
-    settings: RankSettings,
-    *,
-    now: datetime,
-) -> dict[str, Market]:
-    """Every SKU's reference as of ``now``: from its sales in the window, else its asking prices.
-
-    ``asking`` holds each SKU's landed unit prices of active fixed-price listings (user's
-    currency). Sales in a currency without an FX rate are left out.
-    """
-    return with_asking(sold_markets(sales, settings, now=now), asking, settings)
-
-
 def sold_markets(
     sales: Iterable[SoldRow], settings: RankSettings, *, now: datetime
 ) -> dict[str, Market]:
-    """The SKUs' markets made by their sales in the window (those with too few are left out)."""
+    """The SKUs' markets made by their sales in the window as of ``now`` (those with too few
+    are left out; sales in a currency without an FX rate too). ``with_asking`` adds the asking
+    markets of the others."""
     today = now.date()
     since = today - timedelta(days=settings.window_days)
     sold: dict[str, list[SalePoint]] = {}
@@ -164,7 +151,10 @@ def sold_markets(
 def with_asking(
     sold: Mapping[str, Market], asking: Mapping[str, Sequence[Decimal]], settings: RankSettings
 ) -> dict[str, Market]:
-    """``sold`` (``sold_markets``), and an asking market for each SKU without a sold one."""
+    """``sold`` (``sold_markets``), and an asking market for each SKU without a sold one.
+
+    ``asking`` holds each SKU's landed unit prices of active fixed-price listings (user's
+    currency)."""
     markets = dict(sold)
     for sku, prices in asking.items():
         if sku not in markets:

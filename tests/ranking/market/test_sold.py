@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from core.settings import RankSettings
-from ranking.market.sold import sale_weight, score_market, weighted_median
+from ranking.market.sold import sale_weight, sold_markets, weighted_median, with_asking
 from tests.support.rows import NOW, sales, sold
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
@@ -17,7 +17,7 @@ SETTINGS = RankSettings()
 
 
 def market(rows, asking=None, settings=SETTINGS):
-    return score_market(rows, asking or {}, settings, now=NOW)
+    return with_asking(sold_markets(rows, settings, now=NOW), asking or {}, settings)
 
 
 @pytest.mark.parametrize(
