@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from decimal import Decimal
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from ranking.landed import landed_unit_price
@@ -41,6 +42,11 @@ MAX_STRONG_SPREAD = 0.5  # interquartile range over median
 # Fewer sold prices than this tell a median but not how widely prices spread: the auction
 # model then reads the market as one whose spread is unknown, with a wider range.
 SPREAD_MIN_SALES = 8
+_HALF, _QUARTER, _THREE_QUARTERS = Decimal("0.5"), Decimal("0.25"), Decimal("0.75")
+# Points are ordered by price alone: the weights of equal prices add up to the same running
+# weight whatever their order, so each quantile is the same price (and one comparison of
+# Decimals per pair, not two).
+_price = itemgetter(0)
 EVIDENCE_WEIGHT = {"strong": 1.0, "thin": 0.5, "pooled": 0.35, "asking": 0.25, "none": 0.0}
 
 
@@ -116,13 +122,17 @@ def weighted_median(points: Iterable[tuple[Decimal, Decimal]]) -> Decimal | None
 
     With equal weights this is the ordinary median: [100, 200] gives 150.
     """
-    ordered = sorted(points)
-    total = sum((w for _, w in ordered), Decimal(0))
+    ordered = sorted(points, key=_price)
+    return _median_of(ordered, sum([w for _, w in ordered], Decimal(0)))
+
+
+def _median_of(ordered: Sequence[tuple[Decimal, Decimal]], total: Decimal) -> Decimal | None:
+    """``weighted_median`` of points already in order, whose weights sum to ``total``."""
     if not ordered or total <= 0:
         return None
-    half = Decimal("0.5")
     return (
-        _quantile(ordered, total, half, strict=False) + _quantile(ordered, total, half, strict=True)
+        _quantile(ordered, total, _HALF, strict=False)
+        + _quantile(ordered, total, _HALF, strict=True)
     ) / 2
 
 
@@ -200,13 +210,13 @@ def _market(
     kept = _without_outliers(points)
     if len(kept) < settings.min_sales:
         return None
-    ordered = sorted((p.price, p.weight) for p in kept)
-    total = sum((w for _, w in ordered), Decimal(0))
-    median = weighted_median(ordered)
+    ordered = sorted([(p.price, p.weight) for p in kept], key=_price)
+    total = sum([w for _, w in ordered], Decimal(0))
+    median = _median_of(ordered, total)
     if median is None or median <= 0:
         return None
-    q1 = _quantile(ordered, total, Decimal("0.25"), strict=False)
-    q3 = _quantile(ordered, total, Decimal("0.75"), strict=False)
+    q1 = _quantile(ordered, total, _QUARTER, strict=False)
+    q3 = _quantile(ordered, total, _THREE_QUARTERS, strict=False)
     market = Market(
         sku=sku,
         median=median.quantize(Decimal("0.01")),
@@ -242,9 +252,10 @@ def _quantile(
     ordered: Sequence[tuple[Decimal, Decimal]], total: Decimal, q: Decimal, *, strict: bool
 ) -> Decimal:
     """The first price whose cumulative weight reaches (``strict``: passes) ``q`` of the total."""
+    target = total * q
     running = Decimal(0)
     for price, weight in ordered:
         running += weight
-        if running > total * q or (not strict and running >= total * q):
+        if running > target or (not strict and running == target):
             return price
     return ordered[-1][0]

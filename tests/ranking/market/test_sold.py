@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
 
 import pytest
 
 from core.settings import RankSettings
-from ranking.market.sold import sale_weight, sold_markets, weighted_median, with_asking
+from ranking.market.sold import (
+    SalePoint,
+    sale_weight,
+    sold_market,
+    sold_markets,
+    sold_median,
+    weighted_median,
+    with_asking,
+)
 from tests.support.rows import NOW, sales, sold
 
 V100 = "nvidia-tesla-v100-sxm2-16gb"
@@ -128,3 +137,21 @@ def test_the_window_is_counted_back_from_now():
     ref = market(rows)[P40]
 
     assert (ref.median, ref.count) == (Decimal("155.00"), 3)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_market_is_the_same_whatever_order_its_sales_come_in(seed):
+    """Equal prices at different weights (best offers, presumed sales) in any order make the
+    same median, quartiles and outliers: the market must not depend on how rows were read."""
+    rng = random.Random(seed)
+    weights = [Decimal(1), Decimal(1), Decimal("0.5"), Decimal("0.25")]
+    points = [
+        SalePoint(Decimal(rng.choice((300, 320, 320, 340, 360, 900))), rng.choice(weights))
+        for _ in range(rng.randrange(5, 40))
+    ]
+    market = sold_market(V100, points, SETTINGS)
+    median = sold_median((p.price, p.weight) for p in points)
+    for _ in range(5):
+        rng.shuffle(points)
+        assert sold_market(V100, points, SETTINGS) == market
+        assert sold_median((p.price, p.weight) for p in points) == median
