@@ -11,7 +11,9 @@ command: at a million listings, most of a minute. Here the priced listings are k
    computes the markets from the sales and the asking prices (the kept landed prices of the
    others, the fresh ones of these) and prices again the listings whose markets moved
    (``ranking.kept.digest.MarketDigests``) or whose seller's new-account flag changed; otherwise it
-   reads the kept markets back, and prices again only the auctions whose price expired;
+   reads the kept markets back, and prices again only the auctions whose price expired. The
+   markets' own steps are kept too (``_price_markets``): what the sales make, while no sale
+   changed, and the chassis markets, while the GPUs their sales came with are valued alike;
 3. saves those rows and reads every row's score inputs as arrays; ``ranking.kept.shortlist`` keeps
    the listings that can make each view's top, and those alone are priced again from their
    rows and ranked exactly (``ranking.rank.rank_priced`` with the population's percentiles).
