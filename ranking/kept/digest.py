@@ -5,9 +5,11 @@
   change prices every listing again.
 - ``MarketDigests``: the markets one listing reads. A card or board reads its SKU's market and
   its family's (the nearest sibling's market stands in for a missing one; a smaller sibling's
-  explains a price far under it): the family's markets. A server, or a listing that comes with
-  GPUs, reads the GPUs' markets and the server references: every market. An auction also reads
-  the fitted auction model.
+  explains a price far under it): the family's markets. A server that comes without GPUs reads
+  its family's markets (its own is its chassis market), the priced parts' markets, the sales
+  of its own configurations and its pool's sale counts (``ServerReferences``); a listing that
+  comes with GPUs reads the GPUs' markets too: every market. An auction also reads the fitted
+  auction model.
 
 Digests are SHA-256 of a canonical text (sorted, so that neither the order rows came from the
 store nor Python's string hashing changes them between processes).
@@ -72,6 +74,7 @@ class MarketDigests:
         model: object,
     ) -> None:
         self._markets = markets
+        self._servers = servers
         self._skus = skus
         self._model = _digest(repr(model))
         self._every = _digest(
@@ -82,12 +85,15 @@ class MarketDigests:
             repr(sorted(servers.sold.items())),
         )
         self._families: dict[str, str] = {}
+        self._server_digests: dict[str, str] = {}
 
     def of(self, sku: str, *, auction: bool, includes: bool) -> str:
         """The digest a listing of ``sku`` is priced against."""
         card = self._skus.get(sku)
-        if card is None or includes or card.category is Category.SERVER:
+        if card is None or includes:
             found = self._every
+        elif card.category is Category.SERVER:
+            found = self._server(card)
         else:
             found = self._family(card)
         return _digest(found, self._model) if auction else found
@@ -97,6 +103,27 @@ class MarketDigests:
         return frozenset(
             self.of(sku, auction=auction, includes=includes) for includes in (False, True)
         )
+
+    def _server(self, card: Sku) -> str:
+        """What a server's reference reads besides its family's markets (``composite``,
+        ``ServerReferences.too_few``): the parts' markets, the sales of its configurations,
+        the sale counts of its pool."""
+        if card.sku not in self._server_digests:
+            servers = self._servers
+            twins = sorted(
+                (repr(k), sorted(map(repr, v)))
+                for k, v in servers.twins.items()
+                if k[0] == card.sku
+            )
+            pool = servers.valuer.table.pool_of(card.sku)
+            self._server_digests[card.sku] = _digest(
+                self._family(card),
+                repr(sorted(servers.valuer.parts.items())),
+                repr(sorted(servers.valuer.part_sales.items())),
+                repr(twins),
+                repr([(code, servers.sold.get(code, 0)) for code in pool]),
+            )
+        return self._server_digests[card.sku]
 
     def _family(self, card: Sku) -> str:
         key = card.family or card.sku
