@@ -37,6 +37,7 @@ import numpy as np
 from core.models import Category
 from db import priced_rows, rank_rows
 from db.auction_rows import FitMarks, load_fit_unchanged
+from db.batches import batches
 from db.priced_rows import (
     delete_unranked,
     load_asking,
@@ -115,6 +116,7 @@ ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with ti
 # Listings are read by id lists, or in one pass over the store where they are more than this
 # share of the priced ones (a caller asking for every listing).
 MOST = 0.25
+SAVED_AT_ONCE = 5_000  # priced rows built and saved together
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,17 +193,24 @@ def refresh_priced(
             for sku, auction, digest in load_digests(session)
             if digest not in digests.accepts(sku, auction=auction)
         ]
-        again = load_rows_priced_against(session, moved, basis=basis)
-        take([stale for stale in again if stale[0].listing_id not in todo])
+        take(
+            stale
+            for stale in load_rows_priced_against(session, moved, basis=basis)
+            if stale[0].listing_id not in todo
+        )
         accounts = _settle_accounts(session, todo, settings, take)
         unmatched = load_unmatched_count(session)
         state = {"key": key, "markets": markets_to_json(markets, servers), "unmatched": unmatched}
         save_state(session, STATE, state, now)
         save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
-    rows = [_row(stale, landing, pricer, digests, basis) for stale, landing in todo.values()]
-    save_priced(session, sorted(rows, key=lambda r: int(r["listing_id"])))
-    return Refreshed(pricer, markets, len(rows), unmatched)
+    priced = len(todo)
+    # Priced and saved a few thousand at a time, in the order of their ids, each listing let go
+    # once saved: after a sold page that is half the store's listings.
+    for chunk in batches(sorted(todo), SAVED_AT_ONCE):
+        rows = [_row(*todo.pop(listing_id), pricer, digests, basis) for listing_id in chunk]
+        save_priced(session, rows)
+    return Refreshed(pricer, markets, priced, unmatched)
 
 
 def _price_markets(
