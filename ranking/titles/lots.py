@@ -49,6 +49,7 @@ _LINE_AFTER = frozenset(_WORDS["line_after"])
 # the price is per unit ("Price Each", "Preis pro Stück"), the count is stock ("3 available")
 _EACH = tuple(tuple(p.split()) for p in _WORDS["each"])
 _AVAILABLE = tuple(tuple(p.split()) for p in _WORDS["available"])
+_EACH_FIRST = frozenset(p[0] for p in _EACH)
 _LOT_NOT_UNITS = frozenset(
     {"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"}
 )
@@ -102,7 +103,9 @@ def _stock(words: tuple[str, ...], i: int, word: str) -> bool:
     """
     if word in _GROUP_NOUNS:
         return False
-    if any(_phrase_at(words, at, _EACH) for at in range(len(words))):
+    if not _EACH_FIRST.isdisjoint(words) and any(
+        _phrase_at(words, at, _EACH) for at, w in enumerate(words) if w in _EACH_FIRST
+    ):
         return True
     return any(_phrase_at(words, at, _AVAILABLE) for at in range(i + 1, min(i + 4, len(words))))
 
