@@ -10,7 +10,7 @@ SQLite and PostgreSQL.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from db.rank_rows import SOLD_COLUMNS, sold_row
 from ranking.market import BidSeen, WatchedAuction
 
 if TYPE_CHECKING:
+    from sqlalchemy import ColumnElement
     from sqlalchemy.orm import Session
 
 _AUCTIONS = (ListingRow.id, ListingRow.end_time, *SOLD_COLUMNS)
@@ -35,10 +36,11 @@ _SIGHTINGS = (
 
 
 def load_watched_auctions(
-    session: Session, *, since: datetime, newest: int | None = None
+    session: Session, *, since: datetime, newest: int | None = None, sold_before: date | None = None
 ) -> list[WatchedAuction]:
     """Finished auctions that ended at or after ``since``, with their running observations;
-    ``newest``: only the auctions among the ``newest`` sold ones that ended last.
+    ``newest``: only the auctions among the ``newest`` sold ones that ended last;
+    ``sold_before``: only those whose sale is dated before that day.
 
     Two statements, the auctions and their sightings, each row read once: joined, every
     sighting's row repeated its auction's sale (a year of watched auctions is tens of
@@ -48,6 +50,7 @@ def load_watched_auctions(
         ListingRow.kind == "item",
         ListingRow.sku.is_not(None),
         ListingRow.end_time >= since,
+        *(() if sold_before is None else (SaleRow.sold_date < sold_before,)),
     )
     auctions = select(*_AUCTIONS).join(SaleRow, SaleRow.listing_id == ListingRow.id)
     sightings = (
@@ -136,9 +139,22 @@ def load_watch_fingerprint(session: Session, marks: FitMarks) -> tuple[object, .
     return (*listings, marks.changed, *marks.sales, marks.observation)
 
 
-def load_fit_unchanged(session: Session, marks: FitMarks, current: FitMarks) -> bool:
+def load_sales_before(session: Session, day: date) -> int:
+    """How many sales are dated before ``day`` (a range of the index on ``sold_date``)."""
+    return int(session.scalar(select(func.count()).where(SaleRow.sold_date < day)) or 0)
+
+
+def load_fit_unchanged(
+    session: Session, marks: FitMarks, current: FitMarks, *, before: tuple[date, int] | None = None
+) -> bool:
     """Whether nothing the auction model is fitted on has changed from ``marks`` to
     ``current`` (``load_fit_marks`` then and now).
+
+    ``before``: a day, and how many sales were dated before it at ``marks``
+    (``load_sales_before``), for a fit that reads only the sales dated before that day and
+    the listings they sold: a sale of that day or later, added or replaced, then changes
+    nothing it reads. A sale dated earlier that is new or replaced has a ``change_seq`` past
+    the marks'; one moved from there to a later day leaves fewer sales dated before it.
 
     The fit reads the sales, the listings that have one and those listings' sightings. A sale
     added, replaced or dropped moves the sales' marks; a listing with a sale is changed only by
@@ -148,17 +164,60 @@ def load_fit_unchanged(session: Session, marks: FitMarks, current: FitMarks) -> 
     ``observations.id`` and ``listings.changed_at``). A save stamped at the very instant the
     marks were read is taken as read by the fit: saves stamp their own start, later ones later.
     """
-    if current.sales != marks.sales:
+    dated: tuple[ColumnElement[bool], ...] = ()
+    if before is not None:
+        day, count = before
+        dated = (SaleRow.sold_date < day,)
+        if current.sales != marks.sales:
+            changed_sale = select(SaleRow.id).where(
+                *dated, SaleRow.change_seq > (marks.sales[2] or 0)
+            )
+            if (
+                session.scalar(changed_sale.limit(1)) is not None
+                or load_sales_before(session, day) != count
+            ):
+                return False
+    elif current.sales != marks.sales:
         return False
-    sold_listing = exists().where(SaleRow.listing_id == ListingRow.id)
-    sold_sighting = exists().where(SaleRow.listing_id == ObservationRow.listing_id)
+    return not _sold_listing_saved(session, marks, *dated)
+
+
+def load_new_sales(session: Session, marks: FitMarks, current: FitMarks) -> frozenset[str] | None:
+    """The SKUs (or priced parts) of the sales added since ``marks`` (``load_fit_marks`` then;
+    ``current``: now) where that is all that changed among the sales and the listings they
+    sold: no sale replaced or gone, no listing with an earlier sale changed or seen again.
+    None where something else changed, or nothing did. A closed auction presumed sold, or a
+    sold page of new sales, adds sales; a sold page's sale replacing a presumed one replaces
+    one."""
+    count, newest, change = marks.sales
+    if current.sales == marks.sales or newest is None or change is None:
+        return None
+    added = session.execute(
+        select(SaleRow.id, *SOLD_COLUMNS)
+        .join(ListingRow, ListingRow.id == SaleRow.listing_id)
+        .where(SaleRow.change_seq > change)
+    ).all()
+    if current.sales[0] != count + len(added) or any(row[0] <= newest for row in added):
+        return None
+    if _sold_listing_saved(session, marks, SaleRow.id <= newest):
+        return None
+    # each sale's market: its SKU's, or the priced part's it is (none: not a catalog item)
+    rows = (sold_row(row[1:]) for row in added if row.sku is not None or row.part is not None)
+    return frozenset(row.sku for row in rows)
+
+
+def _sold_listing_saved(session: Session, marks: FitMarks, *sales: ColumnElement[bool]) -> bool:
+    """Whether a listing with a sale (of those ``sales`` pick) was saved since ``marks``: seen
+    again (a new observation) or changed (``changed_at``)."""
+    sold_listing = exists().where(SaleRow.listing_id == ListingRow.id, *sales)
+    sold_sighting = exists().where(SaleRow.listing_id == ObservationRow.listing_id, *sales)
     seen = select(ObservationRow.id).where(sold_sighting)
     if marks.observation is not None:
         seen = seen.where(ObservationRow.id > marks.observation)
     changed = select(ListingRow.id).where(sold_listing, ListingRow.changed_at.is_not(None))
     if marks.changed is not None:
         changed = changed.where(ListingRow.changed_at > marks.changed)
-    return session.scalar(seen.limit(1)) is None and session.scalar(changed.limit(1)) is None
+    return session.scalar(seen.limit(1)) is not None or session.scalar(changed.limit(1)) is not None
 
 
 def _auction(row: Any, seen: tuple[BidSeen, ...]) -> WatchedAuction | None:

@@ -183,7 +183,7 @@ def load_sold_rows(
     """Sales of catalog items in the window: cards and boards, servers with what they came
     with (over ``server_days`` when longer: a thin server market borrows from it), and the
     priced parts' sales (heatsinks, power shelves) over the same longer window; ``skus``: only
-    the sales of listings read as one of these."""
+    the sales of listings read as one of these SKUs or priced parts."""
     windows = [(window_days, server_days)]
     (found,) = load_sold_rows_over(session, now=now, windows=windows, skus=skus)
     return found
@@ -207,7 +207,8 @@ def load_sold_rows_over(
         .where(or_(*within))
     )
     if skus is not None:
-        stmt = stmt.where(ListingRow.sku.in_(sorted(skus)))
+        wanted = sorted(skus)
+        stmt = stmt.where(ListingRow.sku.in_(wanted) | ListingRow.part.in_(wanted))
     found: tuple[list[SoldRow], ...] = tuple([] for _ in windows)
     count = len(SOLD_COLUMNS)
     for values in session.connection().execute(stmt).all():

@@ -38,6 +38,7 @@ from ranking.market.servers import (
     part_markets,
     server_valuer,
     sold_side,
+    sold_side_with,
 )
 from ranking.market.sold import (
     Market,
@@ -87,6 +88,7 @@ __all__ = [
     "sold_markets",
     "sold_median",
     "sold_side",
+    "sold_side_with",
     "with_asking",
     "without_own",
 ]

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from core.models import Category
 from ranking.market.sold import (
@@ -37,7 +37,7 @@ from ranking.market.sold import (
 from ranking.titles import HEATSINK, POWER_SHELF, load_parts
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from datetime import datetime
 
     from core.models import Included, ServerConfig
@@ -184,6 +184,36 @@ def sold_side(sales: Sequence[SoldRow], settings: RankSettings, *, now: datetime
         part_markets(sales, settings, now=now, table=load_parts()),
         same_config_sales(sales, settings, now=now),
         Counter(s.sku for s in sales if s.kind == "item"),
+    )
+
+
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+
+
+def sold_side_with(kept: SoldSide, fresh: SoldSide, skus: Collection[str]) -> SoldSide:
+    """``kept`` with the part of ``skus`` (SKUs and priced parts) taken from ``fresh``, a
+    ``sold_side`` of their sales alone (and maybe some others'): every part of a ``SoldSide``
+    is made of each SKU's own sales, so where only the sales of ``skus`` changed since
+    ``kept``, this is the ``sold_side`` of every sale."""
+
+    def merged(
+        old: Mapping[_Key, _Value], new: Mapping[_Key, _Value], of: Callable[[_Key], object]
+    ) -> dict[_Key, _Value]:
+        found = {key: value for key, value in old.items() if of(key) not in skus}
+        return found | {key: value for key, value in new.items() if of(key) in skus}
+
+    def itself(key: object) -> object:
+        return key
+
+    def server(key: tuple[object, ...]) -> object:
+        return key[0]  # ``config_key``: the server SKU first
+
+    return SoldSide(
+        merged(kept.cards, fresh.cards, itself),
+        merged(kept.parts, fresh.parts, itself),
+        merged(kept.twins, fresh.twins, server),
+        Counter(merged(kept.sold, fresh.sold, itself)),
     )
 
 

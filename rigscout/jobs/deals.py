@@ -15,6 +15,7 @@ from db.auction_rows import (
     FitMarks,
     load_fit_marks,
     load_fit_unchanged,
+    load_sales_before,
     load_watch_fingerprint,
     load_watched_auctions,
 )
@@ -74,7 +75,8 @@ def rank_stored(
     """Today's ranking of the stored listings (see ``ranking.rank.rank_rows``).
 
     Running auctions are ranked at the end the auction model predicts, learned from the auctions
-    watched to their end in the last ``HISTORY_DAYS`` (the prior where those are few).
+    watched to their end in the last ``HISTORY_DAYS`` before today (the prior where those are
+    few).
     """
     (ranking,) = rank_stored_many(
         session, skus, settings, now=now, filters=[filters or RankFilters()]
@@ -224,23 +226,29 @@ def current_auction_model(
 ) -> AuctionModel:
     """The auction model fitted on the watched auctions, fitted once per state of its inputs.
 
+    The model learns from the auctions sold before today (UTC, the day of ``now``): the day's
+    model is fitted by the day's first ranking, and today's endings teach tomorrow's. So an
+    auction ending in the middle of the day (a fast-lane pass closes it as presumed sold)
+    neither refits the model nor moves the prediction of every running auction with it.
     Fitting reads a year of watched auctions and their markets (seconds on a large store), yet
-    its inputs change only when a save touches the sales or a listing that has one
-    (``db.auction_rows.load_fit_unchanged``). So the fitted model is kept in the ``state`` table
-    with the store's marks at the fit, under the day and the settings: ``rank``, ``report``,
-    ``plan``, the alerts after a run and the fast lane's passes between sold pages reuse it.
+    its inputs change only when a save touches a sale dated before today or a listing that has
+    one (``db.auction_rows.load_fit_unchanged``): a sold page's sales of the last days do. So
+    the fitted model is kept in the ``state`` table with the store's marks at the fit, under
+    the day and the settings: ``rank``, ``report``, ``plan``, the alerts after a run and the
+    fast lane's passes reuse it.
     Keeping it never waits for a lock; a store that is busy or read-only only costs the next
     command the fit again. ``sales``: loads the sales of the last given days (a fit's);
     ``marks``: the store's marks now, where the caller has read them (``load_fit_marks``).
     """
-    key = _model_key(settings, now)
+    key, today = _model_key(settings, now), now.date()
     if marks is None:
         marks = load_fit_marks(session)
     cached = load_state(session, MODEL_STATE)
     if cached is not None and cached.get("key") == key:
-        with contextlib.suppress(ValueError, TypeError):
+        with contextlib.suppress(KeyError, ValueError, TypeError):
             kept = FitMarks.from_json(cached.get("marks"))
-            if load_fit_unchanged(session, kept, marks):
+            before = (today, int(cast("int", cached["sold_before"])))
+            if load_fit_unchanged(session, kept, marks, before=before):
                 model = model_from_json(cast("dict[str, Any]", cached["model"]))
                 if kept != marks:  # walk from here next time: the saves since changed nothing
                     moved = {**cached, "marks": marks.to_json()}
@@ -255,7 +263,8 @@ def current_auction_model(
         with contextlib.suppress(ValueError, ArithmeticError):
             known = slice_markets_from_json(memo.get("markets"))
     since = now - timedelta(days=HISTORY_DAYS)
-    watched = load_watched_auctions(session, since=since, newest=WATCHED_LIMIT)
+    sold_before = load_sales_before(session, today)
+    watched = load_watched_auctions(session, since=since, newest=WATCHED_LIMIT, sold_before=today)
     days = sales_window_days(watched, now=now, window_days=settings.window_days)
     found = load_sold_rows(session, now=now, window_days=days) if sales is None else sales(days)
     fit = fit_watched_model(watched, found, settings, known=known)
@@ -264,6 +273,7 @@ def current_auction_model(
     kept_model: dict[str, object] = {
         "key": key,
         "marks": marks.to_json(),
+        "sold_before": sold_before,
         "model": model_to_json(fit.model),
     }
     if not (

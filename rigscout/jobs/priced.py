@@ -36,7 +36,7 @@ import numpy as np
 
 from core.models import Category
 from db import priced_rows, rank_rows
-from db.auction_rows import FitMarks, load_fit_unchanged
+from db.auction_rows import FitMarks, load_fit_unchanged, load_new_sales
 from db.batches import batches
 from db.priced_rows import (
     delete_unranked,
@@ -75,6 +75,7 @@ from ranking.market import (
     new_accounts,
     server_valuer,
     sold_side,
+    sold_side_with,
     with_asking,
 )
 from ranking.plan import load_plan_rules, module_heatsink, plan_kind
@@ -226,29 +227,42 @@ def _price_markets(
 ) -> tuple[dict[str, Market], ServerReferences]:
     """``price_markets``, of its steps, keeping two of them in the ``state`` table under the
     day and the basis: the sales' part (``SoldSide``) while no sale changed
-    (``load_fit_unchanged``, the test the auction model's reuse passes), and the chassis
+    (``load_fit_unchanged``, the test the auction model's reuse passes) and, where sales were
+    only added (``load_new_sales``), made again for their SKUs alone; and the chassis
     markets while they hold (``Chassis.holds``: the GPUs their sales came with are valued
-    alike). A run that saved no sale then reads no sale at all, or the server SKUs' alone.
+    alike). A run that saved no sale then reads no sale at all, or the server SKUs' alone,
+    and a fast-lane pass that closed a few auctions reads the sales of their SKUs.
     ``asking``: the SKUs' asking prices but those of the SKUs given; ``marks``: the store's
     sales marks now (``load_fit_marks``)."""
     key = repr((now.date(), basis))
-    side, chassis = None, None
+    side, chassis, added = None, None, None
     kept = load_state(session, SOLD)
     if kept is not None and kept.get("key") == key:
         with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, ArithmeticError):
             then = FitMarks.from_json(kept.get("marks"))
-            if load_fit_unchanged(session, then, marks):
+            unchanged = load_fit_unchanged(session, then, marks)
+            added = frozenset[str]() if unchanged else load_new_sales(session, then, marks)
+            if added is not None:
                 side = sold_side_from_json(cast("dict[str, Any]", kept["side"]))
                 chassis = chassis_from_json(cast("dict[str, Any]", kept["chassis"]))
+    if side is not None and added:
+        # Sales added and nothing else (closed auctions presumed sold, a sold page of new
+        # sales): the part of their SKUs made again from their sales alone.
+        side = sold_side_with(side, sold_side(sales(added), settings, now=now), added)
     every = None
     if side is None:
         every = sales()
         side = sold_side(every, settings, now=now)
     cards = with_asking(side.cards, asking(side.cards.keys()), settings)
     valuer = server_valuer(side, cards, skus)
-    if every is not None or chassis is None or not chassis.holds(valuer.markets):
-        servers = [code for code, sku in skus.items() if sku.category is Category.SERVER]
-        found = every if every is not None else sales(servers)
+    servers = {code for code, sku in skus.items() if sku.category is Category.SERVER}
+    if (
+        every is not None
+        or chassis is None
+        or not chassis.holds(valuer.markets)
+        or not servers.isdisjoint(added or ())
+    ):
+        found = every if every is not None else sales(sorted(servers))
         chassis = chassis_of(found, valuer, settings, now=now)
     elif kept is not None and kept.get("marks") == marks.to_json():
         return markets_of(side, valuer, chassis)  # nothing to keep that is not kept

@@ -11,13 +11,18 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import delete
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from core.models import BuyingFormat, Category, Included, Kind, Listing, Normalized
 from core.settings import RankSettings
-from db.auction_rows import load_watched_auctions
-from db.models import KeyValueRow
+from db.auction_rows import (
+    load_fit_marks,
+    load_fit_unchanged,
+    load_sales_before,
+    load_watched_auctions,
+)
+from db.models import KeyValueRow, ListingRow, SaleRow
 from db.state import load_state, save_state
 from db.store import save_ended, save_listings
 from ranking.market.auction import model_to_json, predict_final
@@ -179,14 +184,59 @@ def test_the_fitted_auction_model_is_kept_until_what_it_learns_from_changes(engi
     with Session(engine) as session, session.begin():
         see(session, now + 3 * HOUR, auction("599", "110", 5, now + 5 * HOUR))
     assert model(now + 3 * HOUR) == fitted and fitted_at(engine) == now
-    # What the fit reads moves it: a sale, the next day, other settings.
+    # An auction sold today teaches tomorrow's model: today's predictions stay as they are.
     with Session(engine) as session, session.begin():
         see(session, now + 6 * HOUR, auction("599", "160", 8, now + 5 * HOUR, sold=now.date()))
-    for when, rank in ((now + 6 * HOUR, settings), (now + 30 * HOUR, settings),
-                       (now + 31 * HOUR, RankSettings(window_days=60))):  # fmt: skip
+    assert model(now + 6 * HOUR) == fitted and fitted_at(engine) == now
+    # What the fit reads moves it: a sale of an earlier day (a sold page's), the same sale
+    # moved to today, the next day, other settings.
+    yesterday = now - timedelta(days=1)
+    steps = [
+        (now + 7 * HOUR, settings, ("597", yesterday.date())),
+        (now + 8 * HOUR, settings, ("597", now.date())),
+        (now + 30 * HOUR, settings, None),
+        (now + 31 * HOUR, RankSettings(window_days=60), None),
+    ]
+    for when, rank, sale in steps:
+        if sale is not None:
+            item, day = sale
+            with Session(engine) as session, session.begin():
+                see(session, yesterday - HOUR, auction(item, "90", 3, yesterday))
+                see(session, when, auction(item, "140", 7, yesterday, sold=day))
         before = fitted_at(engine)
         model(when, rank)
-        assert fitted_at(engine) == when != before
+        assert fitted_at(engine) == when != before, (when, sale)
+
+
+def test_a_fit_of_the_days_before_today_sees_every_change_to_their_sales(session, now):
+    """``load_fit_unchanged`` with ``before``, the sales edited in place (an import, a repair):
+    a sale dated today changes nothing the day's fit reads; one dated earlier, repriced, moved
+    to today or moved from today, does."""
+    today, yesterday = now.date(), (now - timedelta(days=1)).date()
+    see(session, now - 30 * HOUR, auction("901", "90", 3, now - 26 * HOUR))
+    see(session, now, auction("901", "150", 9, now - 26 * HOUR, sold=yesterday))
+    see(session, now - 3 * HOUR, auction("902", "90", 3, now - HOUR))
+    see(session, now, auction("902", "150", 9, now - HOUR, sold=today))
+    session.commit()  # each edit below is rolled back to here
+    marks, count = load_fit_marks(session), load_sales_before(session, today)
+    assert (marks.sales[0], count) == (2, 1)
+
+    def edit(item_id, **values):
+        listing = select(ListingRow.id).where(ListingRow.item_id == item_id).scalar_subquery()
+        seq = select(func.max(SaleRow.change_seq) + 1).scalar_subquery()
+        session.execute(
+            update(SaleRow).where(SaleRow.listing_id == listing).values(change_seq=seq, **values)
+        )
+        current = load_fit_marks(session)
+        assert current.sales[0] == 2
+        return load_fit_unchanged(session, marks, current, before=(today, count))
+
+    assert edit("902", price=Decimal("155.00"))  # today's: tomorrow's model reads it
+    assert not edit("901", price=Decimal("155.00"))
+    session.rollback()
+    assert not edit("901", sold_date=today)  # one sale fewer before today
+    session.rollback()
+    assert not edit("902", sold_date=yesterday)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -9,16 +9,22 @@ tests hold the ranker to that arithmetic.
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from core.settings import RankSettings
 from ranking.catalog import load_catalog
+from ranking.market import sold_side, sold_side_with
 from ranking.market.auction import MARKET_CEILING
 from ranking.rank import rank_rows
 from ranking.records import RankFilters
 from ranking.titles.server_config import parse_server_config
 from tests.support.rows import NOW, active, sales, sold
+
+if TYPE_CHECKING:
+    from ranking.rows import SoldRow
 
 CATALOG = {s.sku: s for s in load_catalog()}
 USD = RankSettings()
@@ -27,7 +33,7 @@ V100 = "nvidia-tesla-v100-sxm2-16gb"
 P40 = "nvidia-tesla-p40"
 TR, TRT, TR2, TRT2 = (
     "supermicro-sys-4028gr-tr",
-    "supermicro-sys-4028gr-trt",
+    "supermicro-sys-4028gr-tr",
     "supermicro-sys-4028gr-tr2",
     "supermicro-sys-4028gr-trt2",
 )
@@ -266,3 +272,34 @@ def test_a_server_sold_without_its_psus_is_compared_with_a_chassis_less_its_psus
     assert deal.config_text == "barebone: no CPUs, RAM or PSUs"
     assert "− its 4 PSUs (not included) $188.00 (estimate) = $552.00" in deal.reason
     assert deal.discount is not None and round(deal.discount, 2) == 0.09  # not 32 % under
+
+
+def test_a_sold_side_made_again_for_the_skus_with_new_sales_is_the_sold_side_of_every_sale():
+    """``sold_side_with``: where only sales of some SKUs were added, the kept side with their
+    part made again from their sales alone (and whatever else was read with them) is the
+    side every sale makes: cards, priced parts, servers' same-configuration sales, counts."""
+    rng = random.Random(36)
+    settings = RankSettings()
+    gpus = ["nvidia-tesla-v100-sxm2-16gb", "nvidia-tesla-p40"]
+    servers = ["supermicro-sys-4028gr-tr", "gigabyte-t181-g20"]
+    titles = ("barebone no cpu", "2x E5-2680 v4 256GB RAM", "with 8x heatsinks")
+
+    def sale() -> SoldRow:
+        kind = rng.choice(("card", "card", "part", "server"))
+        days, price = rng.randint(0, 120), str(rng.randint(40, 900))
+        if kind == "card":
+            return sold(rng.choice(gpus), price, days_ago=days)
+        if kind == "part":
+            return sold("sxm2-heatsink", str(rng.randint(20, 90)), days_ago=days, kind="part")
+        return sold(rng.choice(servers), price, days_ago=days, title=rng.choice(titles))
+
+    for _ in range(40):
+        before = [sale() for _ in range(rng.randint(0, 60))]
+        added = [sale() for _ in range(rng.randint(1, 6))]
+        every = before + added
+        new = frozenset(s.sku for s in added)
+        # the store reads those SKUs' sales, in the order it reads them all, and maybe others
+        read = [s for s in every if s.sku in new or rng.random() < 0.2]
+        kept = sold_side(before, settings, now=NOW)
+        made = sold_side_with(kept, sold_side(read, settings, now=NOW), new)
+        assert made == sold_side(every, settings, now=NOW)

@@ -35,8 +35,8 @@ from core.settings import RankSettings
 from db.engine import open_engine
 from db.ignores import save_ignore
 from db.migrate import upgrade
-from db.models import ListingRow, PricedRow
-from db.store import save_listings
+from db.models import ListingRow, PricedRow, SaleRow
+from db.store import save_ended, save_listings
 from ranking.catalog import load_catalog
 from ranking.plan.records import Offer, Plan, Target
 from ranking.plan.rules import load_plan_rules
@@ -137,7 +137,7 @@ class Market:
         rng = self.rng
         ids = sorted(self.active)
         kind = kind or rng.choice(
-            ("prices", "new", "sold", "feedback", "seen", "ignore", "elsewhere")
+            ("prices", "new", "sold", "ended", "feedback", "seen", "ignore", "elsewhere")
         )
         if kind == "prices":
             picked = rng.sample(ids, min(15, len(ids)))
@@ -189,6 +189,12 @@ class Market:
                 ],
                 now,
             )
+        elif kind == "ended":  # ended auctions closed, those with bids presumed sold
+            save_ended(session, now=now)
+            session.commit()
+            for item_id, (item, _) in list(self.active.items()):
+                if item.end_time is not None and item.end_time < now:
+                    del self.active[item_id]  # gone from the searches
         elif kind == "seen":  # a run that sees listings unchanged
             self.save(session, [self.active[i] for i in rng.sample(ids, min(30, len(ids)))], now)
         else:
@@ -284,25 +290,47 @@ def test_the_kept_ranking_is_the_full_ranking_after_random_edits(engine, seed):
 def test_the_markets_kept_from_the_sales_follow_each_sold_page_the_same_day(engine, seed):
     """The sales' part of the markets is kept while no sale changes: the runs of the same day
     that save only running listings read no sale but the servers' (whose chassis are valued
-    against today's card markets), and a sold page is read at once."""
+    against today's card markets); sales only added (a sold page of new sales, auctions closed
+    as presumed sold: a fast-lane pass) are read with their SKUs' other sales alone; a sale
+    replaced (a sold page's, of an auction presumed sold) makes every sale read again."""
     market = Market(seed)
     with Session(engine) as session:
         market.seed(session, NOW - timedelta(days=1), active=200, sold=150)
         now = NOW
         skus = {s.sku: s for s in load_catalog()}
         rank_stored_many(session, skus, SETTINGS, now=now, filters=FILTERS)
-        for step, kind in enumerate(("prices", "sold", "new", "sold", "seen", "prices")):
-            now += timedelta(minutes=20)
+        presumed = 0
+        edits = ("prices", "ended", "sold", "new", "sold", "ended", "seen", "prices")
+        for step, kind in enumerate(edits):
+            # the same day throughout; hours before closing ended auctions, for some to end
+            now += timedelta(hours=6) if kind == "ended" else timedelta(minutes=20)
+            newest, change, count = session.execute(
+                select(
+                    func.max(SaleRow.id), func.max(SaleRow.change_seq), func.count()
+                ).select_from(SaleRow)
+            ).one()
             market.edit(session, now, kind)
             with recorded(engine) as statements:
                 kept = rank_stored_many(session, skus, SETTINGS, now=now, filters=FILTERS)
             full = rank_stored_many(session, skus, SETTINGS, now=now, filters=FILTERS, kept=False)
             assert kept == full, f"after edit {step} ({kind})"
-            if kind != "sold":
-                every_sale = [
-                    s for s in statements if "sales.sold_date" in s and "listings.sku IN" not in s
-                ]
-                assert not every_sale, f"{kind}: every sale was read again"
+            if kind == "sold":
+                continue  # sales of earlier days: the auction model learns from every sale
+            changed = select(func.count()).where(SaleRow.change_seq > change)
+            replaced = session.scalar(changed.where(SaleRow.id <= newest))
+            # auctions that ended yesterday, closed today: the auction model learns from them
+            earlier = session.scalar(changed.where(SaleRow.sold_date < now.date()))
+            added = (session.scalar(select(func.count()).select_from(SaleRow)) or 0) - count
+            # the window's sales read (not the sales' marks, dated before a day, nor some SKUs')
+            every_sale = [
+                s for s in statements if "sales.sold_date >" in s and "listings.sku IN" not in s
+            ]
+            assert bool(every_sale) == bool(replaced or earlier), (kind, replaced, earlier)
+            if added and not (replaced or earlier):
+                presumed += added
+                assert any("listings.sku IN" in s for s in statements), "the new sales' SKUs"
+        assert NOW.date() == now.date()
+        assert presumed > 0, "no auction ended today: the fast lane's case was not tried"
 
 
 def test_an_item_seen_on_two_marketplaces_is_ranked_once_as_last_seen(engine):
@@ -366,7 +394,7 @@ def test_with_nothing_saved_the_markets_are_read_back_not_computed_again(engine)
 
     assert again == full
     assert [r.markets for r in again] == [r.markets for r in first]
-    assert not [s for s in statements if "sales.sold_date" in s], "the sales were read again"
+    assert not [s for s in statements if "sales.sold_date >" in s], "the sales were read again"
 
 
 def test_a_store_that_cannot_be_written_is_ranked_in_full(tmp_path):
