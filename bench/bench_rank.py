@@ -298,6 +298,11 @@ def _fill(engine: Any, backend: str, n_listings: int, n_obs: int) -> None:
             _insert(cur, backend, table, rows)
         cur.execute(LATEST_SQL)  # each listing's newest observation, as every save keeps it
         if backend != "sqlite":
+            for table, _ in tables:  # COPY gave the ids: the next insert draws past them
+                cur.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
+                    f" (SELECT coalesce(max(id), 1) FROM {table}))"
+                )
             raw.commit()
             cur.execute("ANALYZE")
         raw.commit()
@@ -417,7 +422,7 @@ def _simulate_sold_page(engine: Any, *, share: float, seed: int) -> int:
             text(
                 "INSERT INTO sales (listing_id, sold_date, price, shipping, currency,"
                 " best_offer_accepted, source, change_seq) SELECT l.id, :day, o.price,"
-                " o.shipping, o.currency, 0, 'sold_page', :seq FROM listings l"
+                " o.shipping, o.currency, FALSE, 'sold_page', :seq FROM listings l"
                 " JOIN observations o ON o.id = l.latest_observation_id WHERE l.id = :id"
             ),
             [
