@@ -27,6 +27,7 @@ from ranking.market import (
     prediction_until,
     scam_reason,
     server_valuer,
+    smaller_siblings,
     sold_side,
     with_asking,
     without_own,
@@ -322,7 +323,7 @@ class Pricer:
 
     def _check_reason(self, sku: Sku, price: Decimal, flags: Sequence[Flag]) -> str:
         """The likeliest reason a price is far under the market, as a buyer would word it."""
-        for sibling in _smaller_siblings(sku, self.skus):
+        for sibling in smaller_siblings(sku, self.skus):
             market = self.markets.get(sibling.sku)
             if market is not None and market.median * Decimal("0.6") <= price <= market.median * 2:
                 return f"the price fits the {sibling.name} (capacity mislabelled?)"
@@ -484,23 +485,6 @@ def _value_price(landed: Decimal, included_value: Decimal | None) -> Decimal:
 
 def _evidence_words(market: Market) -> str:
     return "sales" if market.source == "sold" else "asking prices"
-
-
-def _smaller_siblings(sku: Sku, skus: Mapping[str, Sku]) -> list[Sku]:
-    """Same model family and form factor with less VRAM (an A100 80GB's 40GB sibling)."""
-    if not sku.family or not sku.vram_gb:
-        return []
-    return sorted(
-        (
-            s
-            for s in skus.values()
-            if s.family == sku.family
-            and s.form_factor == sku.form_factor
-            and s.vram_gb
-            and s.vram_gb < sku.vram_gb
-        ),
-        key=lambda s: -(s.vram_gb or 0),
-    )
 
 
 def excluded(flags: Sequence[Flag]) -> bool:

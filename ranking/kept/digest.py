@@ -4,8 +4,9 @@
   with rigscout, the settings with their FX rates, the catalog, what the user ignores). Any
   change prices every listing again.
 - ``MarketDigests``: the markets one listing reads. A card or board reads its SKU's market and
-  its family's (the nearest sibling's market stands in for a missing one; a smaller sibling's
-  explains a price far under it): the family's markets. A server that comes without GPUs reads
+  its smaller siblings' (``smaller_siblings``: one of theirs explains a price far under its
+  own); one whose SKU has no market yet reads its family's (the nearest sibling's market stands
+  in for its own: ``nearest_sibling_market``). A server that comes without GPUs reads
   its family's markets (its own is its chassis market), the priced parts' markets, the sales
   of its own configurations and its pool's sale counts (``ServerReferences``); a listing that
   comes with GPUs reads the GPUs' markets too: every market. An auction also reads the fitted
@@ -22,6 +23,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from core.models import Category
+from ranking.market import smaller_siblings
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -85,6 +87,7 @@ class MarketDigests:
             repr(sorted(servers.sold.items())),
         )
         self._families: dict[str, str] = {}
+        self._cards: dict[str, str] = {}
         self._server_digests: dict[str, str] = {}
 
     def of(self, sku: str, *, auction: bool, includes: bool) -> str:
@@ -95,7 +98,7 @@ class MarketDigests:
         elif card.category is Category.SERVER:
             found = self._server(card)
         else:
-            found = self._family(card)
+            found = self._card(card)
         return _digest(found, self._model) if auction else found
 
     def accepts(self, sku: str, *, auction: bool) -> frozenset[str]:
@@ -124,6 +127,18 @@ class MarketDigests:
                 repr([(code, servers.sold.get(code, 0)) for code in pool]),
             )
         return self._server_digests[card.sku]
+
+    def _card(self, card: Sku) -> str:
+        """What a card's or board's price reads of the markets (``Pricer``): its own market and
+        its smaller siblings' where it has one, else its family's. A sale of its 32 GB sibling
+        does not price a 16 GB card again while the 16 GB card has a market of its own."""
+        if card.sku not in self._cards:
+            if card.sku not in self._markets:
+                self._cards[card.sku] = self._family(card)
+            else:
+                read = [card.sku, *(s.sku for s in smaller_siblings(card, self._skus))]
+                self._cards[card.sku] = _digest(repr([(c, self._markets.get(c)) for c in read]))
+        return self._cards[card.sku]
 
     def _family(self, card: Sku) -> str:
         key = card.family or card.sku

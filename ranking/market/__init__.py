@@ -27,7 +27,13 @@ from ranking.market.auction_watch import (
     slice_markets_from_json,
     slice_markets_to_json,
 )
-from ranking.market.scam import load_scam_rules, nearest_sibling_market, new_accounts, scam_reason
+from ranking.market.scam import (
+    load_scam_rules,
+    nearest_sibling_market,
+    new_accounts,
+    scam_reason,
+    smaller_siblings,
+)
 from ranking.market.servers import (
     Chassis,
     Reference,
@@ -85,6 +91,7 @@ __all__ = [
     "server_valuer",
     "slice_markets_from_json",
     "slice_markets_to_json",
+    "smaller_siblings",
     "sold_markets",
     "sold_median",
     "sold_side",

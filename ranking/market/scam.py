@@ -55,6 +55,25 @@ def load_scam_rules() -> ScamRules:
     )
 
 
+def smaller_siblings(sku: Sku, skus: Mapping[str, Sku]) -> list[Sku]:
+    """Same model family and form factor with less VRAM (an A100 80GB's 40GB sibling), the
+    largest first: a price far under the card's market that fits one of theirs reads as a
+    mislabelled capacity."""
+    if not sku.family or not sku.vram_gb:
+        return []
+    return sorted(
+        (
+            s
+            for s in skus.values()
+            if s.family == sku.family
+            and s.form_factor == sku.form_factor
+            and s.vram_gb
+            and s.vram_gb < sku.vram_gb
+        ),
+        key=lambda s: -(s.vram_gb or 0),
+    )
+
+
 def nearest_sibling_market(
     sku: Sku, skus: Mapping[str, Sku], markets: Mapping[str, Market]
 ) -> tuple[Sku, Market] | None:

@@ -124,3 +124,23 @@ def test_a_server_is_priced_again_when_its_parts_twins_or_pool_counts_move():
     pool = replace(servers, sold={**servers.sold, TRT: 7})
     assert of(TR, pool) != of(TR, servers)  # TRT is in the 4028GR pool
     assert of(T181, pool) == of(T181, servers)
+
+
+V100_32, V100_PCIE = "nvidia-tesla-v100-sxm2-32gb", "nvidia-tesla-v100-pcie-16gb"
+
+
+def test_a_card_with_a_market_is_priced_again_when_its_own_or_a_smaller_sibling_s_moves():
+    """A card's price reads its own market, and its smaller siblings' (a price that fits one
+    of theirs reads as a mislabelled capacity); a card with no market of its own reads its
+    nearest sibling's, so any of its family's."""
+    store = [*_store(), *(_sale(V100_32, f"{300 + i}.00", i) for i in range(9))]
+    before = _digests(store)
+    assert V100_PCIE not in {s.sku for s in store}  # no market of its own
+    more_32 = _digests([*store, _sale(V100_32, "280.00", 1)])
+    assert _of(more_32, V100) == _of(before, V100)  # a larger sibling's sale
+    assert _of(more_32, V100_32) != _of(before, V100_32)
+    assert _of(more_32, V100_PCIE) != _of(before, V100_PCIE)  # its nearest sibling may move
+    more_16 = _digests([*store, _sale(V100, "99.00", 1)])
+    assert _of(more_16, V100) != _of(before, V100)
+    assert _of(more_16, V100_32) != _of(before, V100_32)  # its smaller sibling moved
+    assert _of(more_16, P40) == _of(before, P40)  # another family

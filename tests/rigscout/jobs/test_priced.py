@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from sqlalchemy import create_engine, event, func, select, update
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 from alerts.rules import RuleFacts, Trust, match_rules
 from alerts.settings import AlertRule
-from core.models import BuyingFormat, Listing, Normalized
+from core.models import BuyingFormat, Category, Kind, Listing, Normalized
 from core.settings import RankSettings
 from db.engine import open_engine
 from db.ignores import save_ignore
@@ -572,3 +572,55 @@ def test_a_listing_priced_again_for_its_market_is_not_read_again_until_its_title
         market.save(session, [(renamed, norm)], NOW + timedelta(hours=2))
         fresh = priced(NOW + timedelta(hours=2))
         assert not fresh.excluded and fresh.reading == reading
+
+
+def test_a_card_priced_like_its_smaller_sibling_follows_that_sibling_s_market(engine):
+    """A V100 32GB at a 16GB's price is a mislabelled capacity while the 16GB's market says
+    so: when the 16GB's sales move away from that price, the kept 32GB listing says it too,
+    though its own market did not move."""
+    small, large = "nvidia-tesla-v100-sxm2-16gb", "nvidia-tesla-v100-sxm2-32gb"
+    counter = iter(range(10**6))
+
+    def item(sku: str, price: int, *, sold: int | None = None) -> tuple[Listing, Normalized]:
+        item_id = f"77{next(counter):06d}"
+        listing = Listing(
+            item_id=item_id,
+            title=f"Tesla V100 SXM2 {sku[-4:].upper()} {item_id}",
+            url=f"https://www.ebay.com/itm/{item_id}",
+            price=Decimal(price),
+            currency="USD",
+            buying_format=BuyingFormat.BUY_IT_NOW,
+            shipping=Decimal(0),
+            sold_date=None if sold is None else (NOW - timedelta(days=sold)).date(),
+            seller="seller_1",
+            seller_feedback=5_000,
+            seller_positive_pct=Decimal("99.5"),
+            location="United States",
+        )
+        return listing, Normalized(listing.title, sku, Category.GPU, Kind.ITEM, 1, (), 0.95)
+
+    with Session(engine) as session:
+        seeded = [item(small, 100 + i, sold=1 + i) for i in range(6)]
+        seeded += [item(large, 300 + i, sold=1 + i) for i in range(6)]
+        seeded.append(item(large, 110))  # far under the 32GB's $300, the 16GB's price
+        save_listings(session, seeded, search="v100", run_id=None, now=NOW)
+        kept, full = both(session, NOW)
+        assert kept == full
+        assert "fits the NVIDIA Tesla V100 SXM2 16GB" in said_of_110(kept)
+        later = NOW + timedelta(minutes=30)
+        dear = [item(small, 400 + i, sold=0) for i in range(12)]  # the 16GB now sells dear
+        save_listings(session, dear, search="v100", run_id=None, now=later)
+        kept, full = both(session, later)
+        assert kept == full
+        assert "fits the NVIDIA Tesla V100 SXM2 16GB" not in said_of_110(kept)
+
+
+def said_of_110(rankings: object) -> str:
+    """Every flag said of the $110 listing, in any view."""
+    return " | ".join(
+        f.label
+        for r in cast("tuple[Ranking, ...]", rankings)
+        for d in (*r.deals, *r.flagged)
+        if d.landed_unit_price == 110
+        for f in d.flags
+    )
