@@ -5,12 +5,12 @@
   change prices every listing again.
 - ``MarketDigests``: the markets one listing reads. A card or board reads its SKU's market and
   its smaller siblings' (``smaller_siblings``: one of theirs explains a price far under its
-  own); one whose SKU has no market yet reads its family's (the nearest sibling's market stands
-  in for its own: ``nearest_sibling_market``). A server that comes without GPUs reads
-  its family's markets (its own is its chassis market), the priced parts' markets, the sales
-  of its own configurations and its pool's sale counts (``ServerReferences``); a listing that
-  comes with GPUs reads the GPUs' markets too: every market. An auction also reads the fitted
-  auction model.
+  own); one whose SKU has no market of sales yet reads its family's (the nearest sibling's
+  market stands in for a missing one: ``nearest_sibling_market``). A server that comes
+  without GPUs reads its family's markets (its own is its chassis market), the priced parts'
+  markets, the sales of its own configurations and its pool's sale counts
+  (``ServerReferences``); a listing that comes with GPUs reads the GPUs' markets too: every
+  market. An auction also reads the fitted auction model.
 
 Digests are SHA-256 of a canonical text (sorted, so that neither the order rows came from the
 store nor Python's string hashing changes them between processes).
@@ -130,10 +130,13 @@ class MarketDigests:
 
     def _card(self, card: Sku) -> str:
         """What a card's or board's price reads of the markets (``Pricer``): its own market and
-        its smaller siblings' where it has one, else its family's. A sale of its 32 GB sibling
-        does not price a 16 GB card again while the 16 GB card has a market of its own."""
+        its smaller siblings' where it has a market of sales, else its family's (with no market,
+        or an asking one that the listing's own price, taken out, may leave too thin, the
+        nearest sibling's stands in). A sale of its 32 GB sibling does not price a 16 GB card
+        again while the 16 GB card has sales of its own."""
         if card.sku not in self._cards:
-            if card.sku not in self._markets:
+            own = self._markets.get(card.sku)
+            if own is None or own.source == "asking":
                 self._cards[card.sku] = self._family(card)
             else:
                 read = [card.sku, *(s.sku for s in smaller_siblings(card, self._skus))]

@@ -144,3 +144,17 @@ def test_a_card_with_a_market_is_priced_again_when_its_own_or_a_smaller_sibling_
     assert _of(more_16, V100) != _of(before, V100)
     assert _of(more_16, V100_32) != _of(before, V100_32)  # its smaller sibling moved
     assert _of(more_16, P40) == _of(before, P40)  # another family
+
+
+def test_a_card_with_only_asking_prices_reads_its_family_s_markets():
+    """An asking market may be too thin once the listing's own price is taken out of it; the
+    nearest sibling's then stands in, so any of the family's sales may move it."""
+    asking = {V100_PCIE: [Decimal(p) for p in ("210", "220", "230", "240")]}
+
+    def digests(sales: list[SoldRow]) -> MarketDigests:
+        markets, servers = price_markets(sales, asking, SKUS, RankSettings(), NOW)
+        assert markets[V100_PCIE].source == "asking"
+        return MarketDigests(markets, servers, SKUS, model="model")
+
+    before = digests(_store())
+    assert _of(digests([*_store(), _sale(V100, "99.00", 1)]), V100_PCIE) != _of(before, V100_PCIE)
