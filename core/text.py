@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-_MARKS = str.maketrans({"\u2122": " ", "\u00ae": " ", "\u00a9": " ", "\u2120": " "})  # ™ ® © ℠
-_MARK_SIGNS = ("\u2122", "\u00ae", "\u00a9", "\u2120")
+_MARK_SIGNS = ("\u2122", "\u00ae", "\u00a9", "\u2120")  # ™ ® © ℠
+_MARKS = str.maketrans(dict.fromkeys(_MARK_SIGNS, " "))
 _LEARNED = 50_000  # code points a table remembers; past that it still answers, from scratch
 
 
