@@ -8,7 +8,7 @@ run on SQLite and PostgreSQL.
 from __future__ import annotations
 
 import json
-from datetime import UTC, timedelta
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, and_, cast, func, or_, select
@@ -17,6 +17,7 @@ from core.models import Included, ServerConfig
 from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, SaleRow
 from db.ranked import RANKED, SHADOWED
+from ranking.market import sales_days
 from ranking.rows import ActiveRow, SoldRow
 
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
     from sqlalchemy import ColumnElement
     from sqlalchemy.orm import Session
+
+    from ranking.market import SalesDays
 
 ACTIVE_COLUMNS = (
     ListingRow.id,
@@ -110,8 +113,7 @@ def load_part_sales(session: Session, *, now: datetime, days: int) -> list[SoldR
         select(*SOLD_COLUMNS)
         .join(ListingRow, ListingRow.id == SaleRow.listing_id)
         .where(
-            SaleRow.sold_date > today - timedelta(days=days),
-            SaleRow.sold_date <= today,
+            *_sold_on(sales_days(today, days)),
             SaleRow.listing_id.in_(parts),
             _PRICED_PART,
         )
@@ -219,14 +221,16 @@ def load_sold_rows_over(
     return found
 
 
+def _sold_on(days: SalesDays) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """A sale of these days (``ranking.market.sales_days``: the markets' rule)."""
+    return SaleRow.sold_date >= days.first, SaleRow.sold_date < days.end
+
+
 def _sold_within(today: date, window_days: int, server_days: int) -> ColumnElement[bool]:
     """A sale ``load_sold_rows`` reads for this window (see there)."""
-    since: date = today - timedelta(days=window_days)
-    longer: date = today - timedelta(days=max(window_days, server_days))
-    recent = SaleRow.sold_date > since
+    recent = and_(*_sold_on(sales_days(today, window_days)))
     return and_(
-        SaleRow.sold_date > longer,
-        SaleRow.sold_date <= today,
+        *_sold_on(sales_days(today, max(window_days, server_days))),
         (
             (ListingRow.kind == "item")
             & ListingRow.sku.is_not(None)

@@ -20,14 +20,13 @@ from __future__ import annotations
 import bisect
 import hashlib
 from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ranking.landed import landed_unit_price
 from ranking.market.auction import AuctionSnapshot, fit_auction_model, load_prior
-from ranking.market.sold import sale_point, sold_market
+from ranking.market.sold import sale_point, sales_days, sold_market
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -218,10 +217,10 @@ class _Markets:
 
     def before(self, sku: str, day: date) -> SliceMarket:
         """The market from the sales dated before ``day`` (within the window)."""
-        last = day - timedelta(days=1)
+        within = sales_days(day, self._settings.window_days)
         dates = self._dates.get(sku, [])
-        start = bisect.bisect_right(dates, last - timedelta(days=self._settings.window_days))
-        stop = bisect.bisect_right(dates, last)
+        start = bisect.bisect_left(dates, within.first)
+        stop = bisect.bisect_left(dates, within.end)
         sums = self._sums.get(sku, [0])
         key = slice_key(sku, stop - start, (sums[stop] - sums[start]) % _HASH_MOD)
         if key not in self.read:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, TypeVar
 
@@ -30,6 +29,7 @@ from core.models import Category
 from ranking.market.sold import (
     SalePoint,
     sale_point,
+    sales_days,
     sold_market,
     sold_markets,
     weighted_median,
@@ -272,10 +272,10 @@ def part_markets(
     only sales within ``PART_MAX_RATIO`` of the part's estimate count, far-off prices among
     them are left out as in every market, and it takes ``PART_MIN_SALES`` of them to beat
     the estimate."""
-    since = now.date() - timedelta(days=settings.pool_window_days)
+    within = sales_days(now.date(), settings.pool_window_days)
     points: dict[str, list[SalePoint]] = {}
     for sale in sales:
-        if sale.kind != PART_KIND or not since < sale.sold_date <= now.date():
+        if sale.kind != PART_KIND or sale.sold_date not in within:
             continue
         part = table.parts.get(str(sale.sku))
         point = sale_point(sale, settings) if part is not None else None
@@ -352,19 +352,18 @@ def chassis_markets(
     sales: Iterable[SoldRow], valuer: Valuer, settings: RankSettings, *, now: datetime
 ) -> dict[str, Market]:
     """Every server SKU's chassis market, in the steps the module describes."""
-    today = now.date()
-    recent = today - timedelta(days=settings.window_days)
-    since = today - timedelta(days=settings.pool_window_days)
+    recent = sales_days(now.date(), settings.window_days)
+    within = sales_days(now.date(), settings.pool_window_days)
     points: dict[str, list[_ChassisPoint]] = {}
     for sale in sales:
         sku = valuer.skus.get(sale.sku)
         if sale.kind != "item" or sku is None or sku.category is not Category.SERVER:
             continue
-        if not since < sale.sold_date <= today:
+        if sale.sold_date not in within:
             continue
         point = _chassis_point(sale, sku, valuer, settings)
         if point is not None:
-            seen = _ChassisPoint(point, sale.sold_date > recent, bool(sale.includes))
+            seen = _ChassisPoint(point, sale.sold_date in recent, bool(sale.includes))
             points.setdefault(sku.sku, []).append(seen)
     markets: dict[str, Market] = {}
     for code, found in points.items():
@@ -383,12 +382,12 @@ def same_config_sales(
 ) -> dict[tuple[object, ...], list[SalePoint]]:
     """Per server configuration (``config_key``), its sales in the window at their landed price:
     the like-for-like comparison, used directly where there are ``min_sales`` of them."""
-    since = now.date() - timedelta(days=settings.window_days)
+    within = sales_days(now.date(), settings.window_days)
     found: dict[tuple[object, ...], list[SalePoint]] = {}
     for sale in sales:
         if sale.config is None or sale.kind != "item":
             continue
-        if since < sale.sold_date <= now.date() and (point := sale_point(sale, settings)):
+        if sale.sold_date in within and (point := sale_point(sale, settings)):
             found.setdefault(config_key(sale.sku, sale.config, sale.includes), []).append(point)
     return found
 

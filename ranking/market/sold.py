@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 from operator import itemgetter
 from typing import TYPE_CHECKING
@@ -48,6 +48,30 @@ _HALF, _QUARTER, _THREE_QUARTERS = Decimal("0.5"), Decimal("0.25"), Decimal("0.7
 # Decimals per pair, not two).
 _price = itemgetter(0)
 EVIDENCE_WEIGHT = {"strong": 1.0, "thin": 0.5, "pooled": 0.35, "asking": 0.25, "none": 0.0}
+
+
+@dataclass(frozen=True, slots=True)
+class SalesDays:
+    """The days of sales a market made on a day reads: ``first`` up to the day before ``end``
+    (``sales_days``)."""
+
+    first: date
+    end: date  # the day the market is made: its own sales are not read
+
+    def __contains__(self, day: object) -> bool:
+        return isinstance(day, date) and self.first <= day < self.end
+
+
+def sales_days(today: date, days: int) -> SalesDays:
+    """The ``days`` days before ``today``, whose sales make today's markets.
+
+    A day's sales wait for the next day, as the auction model's do
+    (``rigscout.jobs.deals.fitted_auction_model``): the references stand all day, so every
+    ranking and alert of the day judges a price against the same market, and an auction that
+    ends during the day (a fast-lane pass closes it as presumed sold) moves no market, and no
+    price with it, until tomorrow. A sold page's sales of the days before count at once.
+    """
+    return SalesDays(today - timedelta(days=days), today)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +166,12 @@ def sold_markets(
     """The SKUs' markets made by their sales in the window as of ``now`` (those with too few
     are left out; sales in a currency without an FX rate too). ``with_asking`` adds the asking
     markets of the others."""
-    today = now.date()
-    since = today - timedelta(days=settings.window_days)
+    within = sales_days(now.date(), settings.window_days)
     sold: dict[str, list[SalePoint]] = {}
     for sale in sales:
         if not sale.own_market:
             continue
-        if since < sale.sold_date <= today and (point := sale_point(sale, settings)) is not None:
+        if sale.sold_date in within and (point := sale_point(sale, settings)) is not None:
             sold.setdefault(sale.sku, []).append(point)
     markets: dict[str, Market] = {}
     for sku, points in sold.items():

@@ -36,7 +36,7 @@ import numpy as np
 
 from core.models import Category
 from db import priced_rows, rank_rows
-from db.auction_rows import FitMarks, load_fit_unchanged, load_new_sales
+from db.auction_rows import FitMarks, load_fit_unchanged, load_new_sales, load_sales_before
 from db.batches import batches
 from db.priced_rows import (
     delete_unranked,
@@ -226,21 +226,24 @@ def _price_markets(
     basis: str,
 ) -> tuple[dict[str, Market], ServerReferences]:
     """``price_markets``, of its steps, keeping two of them in the ``state`` table under the
-    day and the basis: the sales' part (``SoldSide``) while no sale changed
-    (``load_fit_unchanged``, the test the auction model's reuse passes) and, where sales were
+    day and the basis: the sales' part (``SoldSide``) while no sale it reads changed (the
+    markets read the sales dated before today, ``ranking.market.sales_days``: the test the
+    auction model's reuse passes, ``load_fit_unchanged``) and, where sales were
     only added (``load_new_sales``), made again for their SKUs alone; and the chassis
     markets while they hold (``Chassis.holds``: the GPUs their sales came with are valued
     alike). A run that saved no sale then reads no sale at all, or the server SKUs' alone,
-    and a fast-lane pass that closed a few auctions reads the sales of their SKUs.
+    and a fast-lane pass that closed a few auctions (sales dated today) reads none.
     ``asking``: the SKUs' asking prices but those of the SKUs given; ``marks``: the store's
     sales marks now (``load_fit_marks``)."""
-    key = repr((now.date(), basis))
+    today = now.date()
+    key = repr((today, basis))
     side, chassis, added = None, None, None
     kept = load_state(session, SOLD)
     if kept is not None and kept.get("key") == key:
         with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError, ArithmeticError):
             then = FitMarks.from_json(kept.get("marks"))
-            unchanged = load_fit_unchanged(session, then, marks)
+            before = (today, int(cast("int", kept["sold_before"])))
+            unchanged = load_fit_unchanged(session, then, marks, before=before)
             added = frozenset[str]() if unchanged else load_new_sales(session, then, marks)
             if added is not None:
                 side = sold_side_from_json(cast("dict[str, Any]", kept["side"]))
@@ -269,6 +272,7 @@ def _price_markets(
     state: dict[str, object] = {
         "key": key,
         "marks": marks.to_json(),
+        "sold_before": load_sales_before(session, today),
         "side": sold_side_to_json(side),
         "chassis": chassis_to_json(chassis),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -11,6 +12,7 @@ from core.settings import RankSettings
 from ranking.market.sold import (
     SalePoint,
     sale_weight,
+    sales_days,
     sold_market,
     sold_markets,
     sold_median,
@@ -137,6 +139,23 @@ def test_the_window_is_counted_back_from_now():
     ref = market(rows)[P40]
 
     assert (ref.median, ref.count) == (Decimal("155.00"), 3)
+
+
+def test_the_day_s_own_sales_make_the_next_day_s_market_not_today_s():
+    """Today's markets read the window's days before today: an auction that ends today (a
+    fast-lane pass closes it as presumed sold) moves no price until tomorrow; the window's
+    first day is still in it."""
+    rows = [
+        *sales(P40, "150", "155", "160", days_ago=1),
+        sold(P40, "156", days_ago=30),  # the window's first day
+        *sales(P40, "158", "159", days_ago=0),  # sold today
+    ]
+    today = market(rows)[P40]
+    tomorrow = sold_markets(rows, SETTINGS, now=NOW + timedelta(days=1))[P40]
+
+    assert (today.median, today.count) == (Decimal("155.50"), 4)
+    assert (tomorrow.median, tomorrow.count) == (Decimal("158.00"), 5)  # 156 left the window
+    assert sales_days(NOW.date(), 30).first == (NOW - timedelta(days=30)).date()
 
 
 @pytest.mark.parametrize("seed", range(6))

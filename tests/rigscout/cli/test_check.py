@@ -51,9 +51,9 @@ def test_a_stored_deal_is_read_priced_placed_and_explained(demo):
     text = result.output
     assert f"Item {TOP}:" in text
     assert "reading: nvidia-tesla-v100-sxm2-16gb (item, confidence" in text
-    assert "landed: $101.27 each · vs market: -23% strong" in text
+    assert "landed: $101.27 each · vs market: -22% strong" in text
     assert "place: #1 of " in text and "#1 of 23 NVIDIA Tesla V100 SXM2 16GB" in text
-    assert "why: NVIDIA Tesla V100 SXM2 16GB at $101.27 landed, 23% under" in text
+    assert "why: NVIDIA Tesla V100 SXM2 16GB at $101.27 landed, 22% under" in text
 
 
 def test_the_json_answer_agrees_with_rank(demo):
