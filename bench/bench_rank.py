@@ -325,7 +325,9 @@ def _empty_store_rank(cli: str, env: dict[str, str], repeat: int, tmp: Path) -> 
 
 def _simulate_run(engine: Any, backend: str, *, seed: int) -> int:
     """What a daily run leaves: 1 % of the active listings at a new price (a new observation,
-    the listing pointed at it), 0.5 % new listings (copies of others, at their price)."""
+    the listing pointed at it and stamped as saved; a new price is not a change of the
+    listing, ``changed_at``, as the store saves it), 0.5 % new listings (copies of others, at
+    their price)."""
     rng = np.random.default_rng(seed)
     now = datetime.now(UTC)
     stamp = _stamp(now)
@@ -355,18 +357,23 @@ def _simulate_run(engine: Any, backend: str, *, seed: int) -> int:
             ),
             observations,
         )
+        # every listing written is stamped past the others, as the store stamps it
+        seq = conn.execute(
+            text("SELECT coalesce(max(saved_seq), 0) + 1 FROM listings")
+        ).scalar_one()
         conn.execute(
             text(
-                "UPDATE listings SET latest_observation_id = :id, last_seen = :t, changed_at = :t"
+                "UPDATE listings SET latest_observation_id = :id, last_seen = :t, saved_seq = :seq"
                 " WHERE id = :listing"
             ),
-            observations,
+            [{**o, "seq": seq} for o in observations],
         )
         next_listing = conn.execute(text("SELECT max(id) FROM listings")).scalar_one() + 1
         copies = rng.choice(len(active), len(active) // 200, replace=False)
         columns = [c.strip() for c in LISTING_COLS.split(",") if c.strip() != "id"]
         fresh = {"item_id": ":item", "url": ":url", "first_seen": ":t", "last_seen": ":t"}
-        fresh["changed_at"] = ":t"
+        fresh |= {"changed_at": ":t", "saved_seq": ":seq"}
+        columns.append("saved_seq")
         values = ", ".join(fresh.get(c, c) for c in columns)
         copy_listing = text(
             f"INSERT INTO listings (id, {', '.join(columns)}) SELECT :new_id, {values}"
@@ -378,7 +385,14 @@ def _simulate_run(engine: Any, backend: str, *, seed: int) -> int:
             url = f"https://www.ebay.com/itm/{item}"
             conn.execute(
                 copy_listing,
-                {"new_id": new_id, "item": item, "url": url, "t": stamp, "old": active[i][0]},
+                {
+                    "new_id": new_id,
+                    "item": item,
+                    "url": url,
+                    "t": stamp,
+                    "old": active[i][0],
+                    "seq": seq,
+                },
             )
             conn.execute(
                 text(
@@ -434,9 +448,15 @@ def _simulate_sold_page(engine: Any, *, share: float, seed: int) -> int:
                 for k, listing in enumerate(picked)
             ],
         )
+        seq = conn.execute(
+            text("SELECT coalesce(max(saved_seq), 0) + 1 FROM listings")
+        ).scalar_one()
         conn.execute(  # the ranking reads the status: a changed listing
-            text("UPDATE listings SET status = 'sold', changed_at = :t WHERE id = :id"),
-            [{"id": listing, "t": _stamp(NOW)} for listing in picked],
+            text(
+                "UPDATE listings SET status = 'sold', changed_at = :t, saved_seq = :seq"
+                " WHERE id = :id"
+            ),
+            [{"id": listing, "t": _stamp(NOW), "seq": seq} for listing in picked],
         )
     return len(picked)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import aliased
 
 from db.batches import batches
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from datetime import datetime
 
-    from sqlalchemy import ColumnElement
+    from sqlalchemy import ColumnElement, ScalarSelect
     from sqlalchemy.orm import Session
 
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
@@ -54,10 +54,21 @@ def save_latest_observed_at(session: Session, observed_at: datetime) -> None:
     _point(session, ListingRow.id.in_(seen))
 
 
+def next_saved() -> ScalarSelect[int]:
+    """Past every listing's ``saved_seq``: what each statement writing a listing stamps on it
+    (the run lock keeps two saves from drawing the same number at once)."""
+    return select(func.coalesce(func.max(ListingRow.saved_seq), 0) + 1).scalar_subquery()
+
+
+def load_last_saved(session: Session) -> int | None:
+    """The newest ``saved_seq`` (None: no listing saved since the column came)."""
+    return session.scalar(select(func.max(ListingRow.saved_seq)))
+
+
 def _point(session: Session, which: ColumnElement[bool]) -> None:
     session.execute(
         update(ListingRow)
         .where(which)
-        .values(latest_observation_id=LATEST_ID)
+        .values(latest_observation_id=LATEST_ID, saved_seq=next_saved())
         .execution_options(synchronize_session=False)
     )

@@ -114,6 +114,12 @@ class ListingRow(Base):
         BigInteger().with_variant(Integer, "sqlite")
     )
     changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
+    # A number past every other listing's, stamped by each statement that writes the row (a
+    # sighting, a change, a new status, its newest observation; ``db.latest.next_saved``): the
+    # ranking's kept rows find the listings saved since their last refresh by it, by index.
+    saved_seq: Mapped[int | None] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), index=True
+    )
     # When a field that places its prices in the report's history last changed (SKU, category,
     # kind, lot size, where it ships from): the kept ``asking_days`` are then computed again.
     history_changed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)

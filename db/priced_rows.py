@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Sequence
     from datetime import datetime
 
-    from sqlalchemy import Table
+    from sqlalchemy import ColumnElement, Table
     from sqlalchemy.orm import Session
 
     from db.history import AnySelect
@@ -47,9 +47,19 @@ IS_PRICED = PricedRow.outcome == "priced"
 Stale = tuple["ActiveRow", int, "datetime | None"]  # the row, its observation, its changed_at
 
 
-def load_stale_rows(session: Session, *, basis: str, now: datetime) -> list[Stale]:
+def load_stale_rows(
+    session: Session, *, basis: str, now: datetime, saved_after: int | None = None
+) -> list[Stale]:
     """Ranked listings never priced, or priced from another observation, another version of
-    the listing, another basis, or whose price has expired (an auction's)."""
+    the listing, another basis, or whose price has expired (an auction's); each with its
+    title's kept reading where it still holds (``_kept_reading``: a new price is not a new
+    title).
+
+    ``saved_after``: the newest ``saved_seq`` when every row was last brought up to date under
+    ``basis``. Then only the listings saved since, and the other rows of their items (whose
+    place in the ranking they may take, ``db.ranked``), can be stale but for a price that
+    expired: those are read by the indexes on ``saved_seq``, ``item_id`` and ``valid_until``,
+    not by a pass over every listing."""
     stale = or_(
         PricedRow.listing_id.is_(None),
         PricedRow.observation_id != ListingRow.latest_observation_id,
@@ -57,7 +67,13 @@ def load_stale_rows(session: Session, *, basis: str, now: datetime) -> list[Stal
         PricedRow.basis != basis,
         PricedRow.valid_until <= now,
     )
-    return _stale(session, _rows().outerjoin(PricedRow, _JOINED).where(RANKED, stale))
+    stmt = _rows(_kept_reading(basis)).outerjoin(PricedRow, _JOINED).where(RANKED, stale)
+    if saved_after is None:
+        return _stale(session, stmt, read=True)
+    found = _stale(session, stmt.where(_saved_items(saved_after)), read=True)
+    seen = {row.listing_id for row, _, _ in found}
+    expired = [i for i in load_expired(session, now) if i not in seen]
+    return found + load_rows(session, expired)
 
 
 def load_rows(session: Session, listing_ids: Collection[int]) -> list[Stale]:
@@ -85,14 +101,20 @@ def load_rows_priced_against(
     as it is."""
     found: list[Stale] = []
     priced = tuple_(PricedRow.sku, PricedRow.auction, PricedRow.digest)
+    for chunk in batches(sorted(digests), CHUNK // 3):
+        which = _rows(_kept_reading(basis)).join(PricedRow, _JOINED)
+        found += _stale(session, which.where(RANKED, IS_PRICED, priced.in_(chunk)), read=True)
+    return found
+
+
+def _kept_reading(basis: str) -> Any:
+    """A priced row's kept reading of its title (``ActiveRow.reading``) where it was priced
+    under ``basis`` from the listing as it is (``changed_at``: a new title, SKU or seller is
+    a change; a new price is not), else NULL: the title is read again."""
     same = (PricedRow.basis == basis) & PricedRow.changed_at.is_not_distinct_from(
         ListingRow.changed_at
     )
-    reading = case((same, PricedRow.reading), else_=None)
-    for chunk in batches(sorted(digests), CHUNK // 3):
-        which = _rows(reading).join(PricedRow, _JOINED)
-        found += _stale(session, which.where(RANKED, IS_PRICED, priced.in_(chunk)), read=True)
-    return found
+    return case((same, PricedRow.reading), else_=None)
 
 
 def load_asking(
@@ -149,10 +171,23 @@ def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(upsert, list(chunk))
 
 
-def delete_unranked(session: Session) -> None:
-    """Drop the rows of listings no longer ranked (sold, ended, unmatched since)."""
+def delete_unranked(session: Session, *, saved_after: int | None = None) -> None:
+    """Drop the rows of listings no longer ranked (sold, ended, unmatched since);
+    ``saved_after``: as ``load_stale_rows``'s (only a listing saved since, or another row of
+    its item, can have left the ranking)."""
     ranked = select(ListingRow.id).where(ListingRow.id == PricedRow.listing_id, RANKED)
-    session.execute(delete(PricedRow).where(~ranked.exists()))
+    stmt = delete(PricedRow).where(~ranked.exists())
+    if saved_after is not None:
+        stmt = stmt.where(
+            PricedRow.listing_id.in_(select(ListingRow.id).where(_saved_items(saved_after)))
+        )
+    session.execute(stmt)
+
+
+def _saved_items(saved_after: int) -> ColumnElement[bool]:
+    """The listings of the items a listing saved after ``saved_after`` is a row of."""
+    saved = select(ListingRow.item_id).where(ListingRow.saved_seq > saved_after)
+    return ListingRow.item_id.in_(saved)
 
 
 def load_expired(session: Session, now: datetime) -> list[int]:

@@ -18,7 +18,7 @@ from core.errors import StoreError
 from core.models import BuyingFormat
 from db.batches import batches
 from db.dialect import upsert_insert
-from db.latest import LATEST, LATEST_ID, save_latest_observed_at
+from db.latest import LATEST, LATEST_ID, next_saved, save_latest_observed_at
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
@@ -248,7 +248,7 @@ def _upsert_listings(
     search: str | None,
     now: datetime,
 ) -> dict[_Key, int]:
-    stmt = upsert_insert(session, LISTINGS)
+    stmt = upsert_insert(session, LISTINGS).values(saved_seq=next_saved())
     new = stmt.excluded
     updated = {name: new[name] for name in (*_REPLACED_COLUMNS, *_NORMALIZED_COLUMNS)} | {
         name: func.coalesce(new[name], LISTINGS.c[name]) for name in _KEPT_COLUMNS
@@ -256,7 +256,7 @@ def _upsert_listings(
     upsert = stmt.on_conflict_do_update(
         index_elements=["marketplace", "item_id"],
         set_=updated
-        | {"search": func.coalesce(LISTINGS.c.search, new.search)}
+        | {"search": func.coalesce(LISTINGS.c.search, new.search), "saved_seq": new.saved_seq}
         | {"changed_at": case((_changed(updated), new.changed_at), else_=LISTINGS.c.changed_at)}
         | {
             "history_changed_at": case(
@@ -333,7 +333,7 @@ def _set_status(session: Session, listing_ids: set[int], status: str, now: datet
         session.execute(
             update(LISTINGS)
             .where(LISTINGS.c.id.in_(chunk))
-            .values(status=status, changed_at=now)  # the ranking reads the status
+            .values(status=status, changed_at=now, saved_seq=next_saved())  # the ranking reads it
         )
 
 

@@ -38,6 +38,7 @@ from core.models import Category
 from db import priced_rows, rank_rows
 from db.auction_rows import FitMarks, load_fit_unchanged, load_new_sales, load_sales_before
 from db.batches import batches
+from db.latest import load_last_saved
 from db.priced_rows import (
     delete_unranked,
     load_asking,
@@ -157,7 +158,8 @@ def refresh_priced(
             todo[stale[0].listing_id] = (stale, land_row(stale[0], skus, settings, now))
 
     key = repr((fingerprint, now.date(), basis))
-    kept = _kept_state(session, key, skus)
+    last = load_state(session, STATE)
+    kept = _kept_state(session, last, key, skus)
     if kept is not None:
         # Nothing saved since the rows were brought up to date under these markets: only the
         # prices that expire with time (auctions) are out of date.
@@ -169,8 +171,10 @@ def refresh_priced(
             accounts = _settle_accounts(session, todo, settings, take)
             save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     else:
-        delete_unranked(session)
-        take(load_stale_rows(session, basis=basis, now=now))
+        saved = load_last_saved(session)
+        since = _saved_since(last, basis)
+        delete_unranked(session, saved_after=since)
+        take(load_stale_rows(session, basis=basis, now=now, saved_after=since))
 
         def asking(sold: Collection[str]) -> dict[str, list[Decimal]]:
             # The landed asking prices of the SKUs without a market of their sales (``sold``):
@@ -201,7 +205,13 @@ def refresh_priced(
         )
         accounts = _settle_accounts(session, todo, settings, take)
         unmatched = load_unmatched_count(session)
-        state = {"key": key, "markets": markets_to_json(markets, servers), "unmatched": unmatched}
+        state: dict[str, object] = {
+            "key": key,
+            "basis": basis,
+            "saved": saved,
+            "markets": markets_to_json(markets, servers),
+            "unmatched": unmatched,
+        }
         save_state(session, STATE, state, now)
         save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
@@ -293,14 +303,25 @@ def _ended_under(row: ActiveRow, landing: Landing, settings: RankSettings) -> bo
     )
 
 
+def _saved_since(last: Mapping[str, object] | None, basis: str) -> int | None:
+    """The newest ``saved_seq`` at the last refresh (``last``: its state), if it was made under
+    ``basis``: every row was then brought up to date, and only the listings saved since can
+    have moved (``load_stale_rows``). None: every row must be checked."""
+    if last is None or last.get("basis") != basis:
+        return None
+    saved = last.get("saved")
+    return saved if isinstance(saved, int) else None
+
+
 def _kept_state(
-    session: Session, key: str, skus: Mapping[str, Sku]
+    session: Session, kept: Mapping[str, object] | None, key: str, skus: Mapping[str, Sku]
 ) -> tuple[dict[str, Market], ServerReferences, dict[str, str], int] | None:
-    """The markets and new-account sellers kept by the last refresh, if it was made under
-    ``key`` (the store as it is, today, the same basis): only a save, a new day or another
-    basis changes them. The auctions priced again since read them; they do not change them
-    (an auction's price is not an asking price, and its landed price stays the same)."""
-    kept, accounts = load_state(session, STATE), load_state(session, ACCOUNTS)
+    """The markets and new-account sellers kept by the last refresh (``kept``: its state), if
+    it was made under ``key`` (the store as it is, today, the same basis): only a save, a new
+    day or another basis changes them. The auctions priced again since read them; they do not
+    change them (an auction's price is not an asking price, and its landed price stays the
+    same)."""
+    accounts = load_state(session, ACCOUNTS)
     if kept is None or accounts is None or key != kept.get("key") or key != accounts.get("key"):
         return None
     try:

@@ -428,3 +428,32 @@ def test_a_batch_is_saved_with_the_same_few_statements_whatever_its_size(engine,
 
     # look up, upsert the listings, add the observations, point each at its newest one
     assert statements == ["SELECT", "INSERT", "INSERT", "UPDATE"]
+
+
+def test_every_save_that_writes_a_listing_stamps_it_past_every_other(session, now):
+    """``saved_seq``: the ranking's kept rows find what was saved since by it. A sighting
+    that changes nothing, a change, a new price, a closed auction: each stamps the listings it
+    wrote past every other listing, and leaves the others as they were."""
+
+    def seqs() -> dict[str, int]:
+        session.commit()
+        stamped = session.execute(select(ListingRow.item_id, ListingRow.saved_seq))
+        return {str(item_id): seq for item_id, seq in stamped}
+
+    ends = now + timedelta(hours=1)
+    save(session, listing("1"), listing("2"), auction("3", bids=2, ends=ends), now=now)
+    first = seqs()
+    assert None not in first.values()
+    steps = [
+        ("1", lambda t: save(session, listing("1"), now=t)),  # seen again as it was
+        ("2", lambda t: save(session, listing("2", title="V100 SXM2 16GB tested"), now=t)),
+        ("1", lambda t: save(session, listing("1", price="430.00"), now=t)),  # a new price
+        ("3", lambda t: save_ended(session, now=t + timedelta(hours=2))),  # the auction closed
+    ]
+    for step, (written, action) in enumerate(steps):
+        before = seqs()
+        action(now + timedelta(minutes=step + 1))
+        after = seqs()
+        assert after[written] > max(before.values()), step
+        others = {k: v for k, v in after.items() if k != written}
+        assert others == {k: v for k, v in before.items() if k != written}, step

@@ -350,9 +350,17 @@ def test_an_item_seen_on_two_marketplaces_is_ranked_once_as_last_seen(engine):
         kept, full = both(session, NOW)
         assert kept == full
         (after,) = rank_stored_many(session, skus, SETTINGS, now=NOW, filters=[every])
+        # The first row seen again as it was (no new price: only its sighting is saved)
+        # takes the item's place back; the kept rows follow, though nothing it says changed.
+        later = NOW + timedelta(minutes=30)
+        market.save(session, [(item, norm)], later)
+        kept, full = both(session, later)
+        assert kept == full
+        (again,) = rank_stored_many(session, skus, SETTINGS, now=later, filters=[every])
     seen = [d for d in after.deals if d.item_id == item.item_id]
     assert [d.marketplace for d in seen] == ["EBAY_DE"]  # once, as last seen
     assert len(after.deals) == len(before.deals)
+    assert [d.marketplace for d in again.deals if d.item_id == item.item_id] == ["EBAY_US"]
 
 
 def test_a_second_ranking_prices_only_what_changed(engine):
@@ -375,6 +383,9 @@ def test_a_second_ranking_prices_only_what_changed(engine):
             later = NOW + timedelta(hours=1)
             rank_stored_many(session, skus, SETTINGS, now=later, filters=FILTERS[:1])
         assert any("priced.inputs" in s for s in statements)  # ranked from the kept rows
+        # the stale rows sought among the listings saved since the last ranking, by index
+        stale = [s for s in statements if "priced.basis !=" in s]
+        assert stale and all("saved_seq >" in s for s in stale), stale
         session.expire_all()
         again = {r.listing_id: r for r in session.scalars(select(PricedRow))}
         repriced = [r for r in again.values() if r.landed != "marked"]
