@@ -44,6 +44,7 @@ from core.models import Category
 from db.migrate import upgrade
 from db.types import from_units
 from ranking.catalog import Sku, load_catalog
+from ranking.market import sales_days
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -640,8 +641,8 @@ WHERE l.status = 'active' AND l.sku IS NOT NULL
 _FAIR_SALES = """
 SELECT s.*, l.sku, l.kind, l.quantity, l.includes, l.config, l.part, l.category
 FROM sales s JOIN listings l ON l.id = s.listing_id
-WHERE s.sold_date > :longer AND (
-  (l.kind = 'item' AND l.sku IS NOT NULL AND (s.sold_date > :since OR l.category = 'server'))
+WHERE s.sold_date >= :longer AND s.sold_date < :today AND (
+  (l.kind = 'item' AND l.sku IS NOT NULL AND (s.sold_date >= :since OR l.category = 'server'))
   OR (l.kind = 'accessory' AND l.part IS NOT NULL))
 """
 
@@ -660,12 +661,15 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
     with Session(engine) as session:  # the same kept auction model: only the loading differs
         model = current_auction_model(session, settings.rank, now=now)
     rank = settings.rank
-    since = (now.date() - timedelta(days=rank.window_days)).isoformat()
-    longer = (now.date() - timedelta(days=max(rank.window_days, rank.pool_window_days))).isoformat()
+    # the markets' days (``ranking.market.sales_days``): the window's days before today
+    window = sales_days(now.date(), rank.window_days)
+    since, today = window.first.isoformat(), window.end.isoformat()
+    longer = sales_days(now.date(), max(rank.window_days, rank.pool_window_days)).first.isoformat()
     if fair:
         with engine.connect() as conn:
             cur = pd.read_sql(text(_FAIR_ACTIVE), conn)
-            sold = pd.read_sql(text(_FAIR_SALES), conn, params={"since": since, "longer": longer})
+            days = {"since": since, "longer": longer, "today": today}
+            sold = pd.read_sql(text(_FAIR_SALES), conn, params=days)
     else:
         with engine.connect() as conn:
             listings = pd.read_sql("SELECT * FROM listings", conn)
@@ -688,9 +692,9 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
         )
         day = sold.sold_date.astype(str)
         items = (sold.kind == "item") & sold.sku.notna()
-        items &= (day > since) | (sold.category == "server")
+        items &= (day >= since) | (sold.category == "server")
         parts = (sold.kind == "accessory") & sold.part.notna()
-        sold = sold[(day > longer) & (items | parts)]
+        sold = sold[(day >= longer) & (day < today) & (items | parts)]
     active = [
         ActiveRow(
             listing_id=int(r.id), item_id=r.item_id, marketplace=r.marketplace, title=r.title,

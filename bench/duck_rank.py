@@ -59,7 +59,8 @@ sold AS (
   FROM sales s
   JOIN listings l ON l.id = s.listing_id
   JOIN fx ON fx.currency = s.currency
-  WHERE l.kind = 'item' AND l.sku IS NOT NULL AND s.sold_date > $since
+  WHERE l.kind = 'item' AND l.sku IS NOT NULL AND s.sold_date >= $since
+    AND s.sold_date < $today
 ),
 centre AS (SELECT sku, median(lp) AS m FROM sold GROUP BY sku),
 spread AS (
@@ -162,6 +163,7 @@ def rank_with_duckdb(
     values = [score_sku_value(sku, profile, profiles) for sku in load_catalog()]
     params: dict[str, Any] = {
         "since": (now.date() - timedelta(days=rank.window_days)).isoformat(),
+        "today": now.date().isoformat(),  # the day's own sales wait for tomorrow's markets
         "min_sales": rank.min_sales,
         "strong_sales": rank.strong_sales,
         "min_feedback": rank.min_seller_feedback,
