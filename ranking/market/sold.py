@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
+from itertools import accumulate
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -260,15 +261,28 @@ def _market(
 
 
 def _without_outliers(points: list[SalePoint]) -> list[SalePoint]:
-    """Drop prices far from the rest on a log scale (robust: median and MAD, not mean and SD)."""
+    """Drop prices far from the rest on a log scale (robust: median and MAD, not mean and SD).
+
+    On floats: the logs are floats already, and the weights (1, a half, a quarter:
+    ``sale_weight``) and their sums are exact in binary, so the medians are those of the
+    Decimals but for the last bit of a midpoint; prices are kept or dropped, never changed."""
     if len(points) < 5:
         return points
-    logs = [(Decimal(math.log(p.price)), p.weight) for p in points]
-    center = weighted_median(logs)
-    assert center is not None
-    mad = weighted_median((abs(x - center), w) for x, w in logs) or Decimal(0)
-    limit = max(OUTLIER_MADS * 1.4826 * float(mad), math.log(OUTLIER_MIN_RATIO))
-    return [p for p, (x, _) in zip(points, logs, strict=True) if abs(float(x - center)) <= limit]
+    logs = [(math.log(p.price), float(p.weight)) for p in points]
+    center = _float_median(logs)
+    mad = _float_median([(abs(x - center), w) for x, w in logs])
+    limit = max(OUTLIER_MADS * 1.4826 * mad, math.log(OUTLIER_MIN_RATIO))
+    return [p for p, (x, _) in zip(points, logs, strict=True) if abs(x - center) <= limit]
+
+
+def _float_median(points: list[tuple[float, float]]) -> float:
+    """``weighted_median`` of float (value, weight) points with a positive total weight."""
+    ordered = sorted(points, key=_price)
+    running = list(accumulate(w for _, w in ordered))
+    half, last = running[-1] / 2, ordered[-1][0]
+    low = next((v for (v, _), r in zip(ordered, running, strict=True) if r >= half), last)
+    high = next((v for (v, _), r in zip(ordered, running, strict=True) if r > half), last)
+    return (low + high) / 2
 
 
 def _quantile(

@@ -7,7 +7,15 @@ The floors above use the wing through these names alone.
 
 from ranking.plan.bom import module_heatsink, plan_kind
 from ranking.plan.explain import summary
-from ranking.plan.records import Offer, PartOffer, PartPrices, Plan, PlanPart, Target
+from ranking.plan.records import (
+    Offer,
+    PartOffer,
+    PartPrices,
+    Plan,
+    PlanPart,
+    Target,
+    cheapest_lots,
+)
 from ranking.plan.render import (
     render_bom_line,
     render_part_label,
@@ -26,6 +34,7 @@ __all__ = [
     "PlanPart",
     "PlanRules",
     "Target",
+    "cheapest_lots",
     "load_plan_rules",
     "module_heatsink",
     "plan_kind",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ranking.titles import HEATSINK
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime
 
     from core.models import Included, ServerConfig
@@ -195,9 +195,24 @@ class PartOffer:
         return self.unit_price * self.units
 
 
+def cheapest_lots(offers: Iterable[PartOffer]) -> tuple[PartOffer, ...]:
+    """Of a part's listings, the cheapest of each lot size (by price, then listing id): all a
+    bill of materials can buy. Lots of one size cost the same number of lots for any count,
+    so the cheapest of them is the cheapest way to buy that count from them; and it has the
+    lowest unit price of its size (``PartPrices.heatsink``). A million-listing store holds
+    thousands of heatsink listings in a few lot sizes."""
+    best: dict[int, PartOffer] = {}
+    for offer in offers:
+        kept = best.get(offer.units)
+        if kept is None or (offer.price, offer.listing_id) < (kept.price, kept.listing_id):
+            best[offer.units] = offer
+    return tuple(best[units] for units in sorted(best))
+
+
 @dataclass(frozen=True, slots=True)
 class PartPrices:
-    """What the planner prices parts with: listings, the parts' sold medians, the estimates."""
+    """What the planner prices parts with: listings (those it can buy: ``cheapest_lots``), the
+    parts' sold medians, the estimates."""
 
     table: PartsTable
     offers: Mapping[str, Sequence[PartOffer]] = field(default_factory=dict)

@@ -20,6 +20,7 @@ from ranking.plan import (
     Offer,
     PartOffer,
     PartPrices,
+    cheapest_lots,
     load_plan_rules,
     module_heatsink,
     plan_rigs,
@@ -121,7 +122,8 @@ def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> Part
     sales = load_part_sales(session, now=now, days=rank.pool_window_days)
     table = load_parts()
     markets = part_markets(sales, rank, now=now, table=table)
-    return PartPrices(table, offers, {code: m.median for code, m in markets.items()})
+    cheapest = {code: cheapest_lots(found) for code, found in offers.items()}
+    return PartPrices(table, cheapest, {code: m.median for code, m in markets.items()})
 
 
 def build_offers(

@@ -4,11 +4,15 @@ modules, heatsinks), and the order follows the profile's own measure per dollar.
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
+
+import pytest
 
 from core.models import Included, ServerConfig
 from ranking.catalog import load_catalog
-from ranking.plan.records import Offer, PartOffer, PartPrices, Target
+from ranking.plan.bom import heatsink_line
+from ranking.plan.records import Offer, PartOffer, PartPrices, Target, cheapest_lots
 from ranking.plan.render import render_bom_line, render_plan_json, render_plans_text
 from ranking.plan.rules import load_plan_rules
 from ranking.plan.search import plan_rigs
@@ -44,6 +48,7 @@ def part(code: str, price: str, units: int) -> PartOffer:
                      units, Decimal(price))  # fmt: skip
 
 
+HEATSINK_CODE = "sxm2-heatsink"
 SHELF = part("ocp-power-shelf", "267.67", 1)
 HEATSINKS = part("sxm2-heatsink", "38.55", 4)  # a lot of four at $154.20
 PRICES = PartPrices(load_parts(), {"ocp-power-shelf": [SHELF], "sxm2-heatsink": [HEATSINKS]})
@@ -239,3 +244,24 @@ def test_a_psu_lot_reads_as_the_part_its_host_takes():
     )
     assert parse_part("Dell PowerEdge C4140 2400W power supply", parts) == "psu-server-2000w"
     assert parse_part("ASUS ESC4000 G3 Rail Kit", parts) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_cheapest_of_each_lot_size_buy_what_every_listing_buys(seed):
+    """A bill of materials reads only the cheapest listing of each lot size of a part
+    (``cheapest_lots``): every count of heatsinks, and the one heatsink a plan adds, costs
+    the same and comes from the same listing as from every listing, equal prices included."""
+    rng = random.Random(seed)
+    for _ in range(40):
+        offers = [
+            part(
+                HEATSINK_CODE, rng.choice(["30", "38.55", "41", "45.10"]), rng.choice([1, 2, 4, 8])
+            )
+            for _ in range(rng.randrange(1, 30))
+        ]
+        every = PartPrices(load_parts(), {HEATSINK_CODE: offers})
+        cheapest = PartPrices(load_parts(), {HEATSINK_CODE: cheapest_lots(offers)})
+        assert len(cheapest.offers[HEATSINK_CODE]) <= 4
+        assert cheapest.heatsink() == every.heatsink()
+        for count in range(1, 17):
+            assert heatsink_line(count, cheapest) == heatsink_line(count, every), count
