@@ -67,7 +67,7 @@ def sales_days(today: date, days: int) -> SalesDays:
     """The ``days`` days before ``today``, whose sales make today's markets.
 
     A day's sales wait for the next day, as the auction model's do
-    (``rigscout.jobs.deals.fitted_auction_model``): the references stand all day, so every
+    (``rigscout.jobs.deals.current_auction_model``): the references stand all day, so every
     ranking and alert of the day judges a price against the same market, and an auction that
     ends during the day (a fast-lane pass closes it as presumed sold) moves no market, and no
     price with it, until tomorrow. A sold page's sales of the days before count at once.
