@@ -56,7 +56,7 @@ def save_latest_observed_at(session: Session, observed_at: datetime) -> None:
 
 def next_saved() -> ScalarSelect[int]:
     """Past every listing's ``saved_seq``: what each statement writing a listing stamps on it
-    (the run lock keeps two saves from drawing the same number at once)."""
+    (saves take turns, ``db.lock.save_in_turn``, so no two draw at once)."""
     return select(func.coalesce(func.max(ListingRow.saved_seq), 0) + 1).scalar_subquery()
 
 

@@ -19,10 +19,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from sqlalchemy import Engine
+    from sqlalchemy.orm import Session
 
 # Arbitrary constants shared by every rigscout process using the same database.
 ADVISORY_KEY = 0x72696773  # "rigs": one run at a time
 DAEMON_KEY = 0x72696764  # "rigd": one `rigscout schedule` daemon at a time
+SAVE_KEY = 0x72696777  # "rigw": one save at a time (``save_in_turn``)
 
 
 @contextlib.contextmanager
@@ -96,3 +98,17 @@ def _advisory_lock(
         finally:
             conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
             conn.commit()
+
+
+def save_in_turn(session: Session) -> None:
+    """Hold the saves' lock until this transaction ends (PostgreSQL; SQLite writes one
+    transaction at a time already).
+
+    A save stamps numbers drawn past the newest committed ones (``listings.saved_seq``,
+    ``sales.change_seq``) and readers keep the newest they saw as a mark. A run's collectors
+    save their pages in parallel: two saves drawing at once could stamp the same number, or
+    one drawn earlier could commit later, and a ranking that took its mark between their
+    commits would never look at the later one's listings. In turn, a save's numbers are past
+    every committed one until it commits."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SAVE_KEY})

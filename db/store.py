@@ -19,6 +19,7 @@ from core.models import BuyingFormat
 from db.batches import batches
 from db.dialect import upsert_insert
 from db.latest import LATEST, LATEST_ID, next_saved, save_latest_observed_at
+from db.lock import save_in_turn
 from db.models import ListingRow, ObservationRow, SaleRow
 
 if TYPE_CHECKING:
@@ -155,6 +156,7 @@ def save_ended(session: Session, *, now: datetime) -> int:
     Auctions that had bids become ``presumed_sold`` with a sales row of source "presumed" at
     their last seen price; the rest become ``ended``.
     """
+    save_in_turn(session)
     rows = session.execute(_ended_query(now)).all()
     presumed = [
         row
@@ -188,6 +190,7 @@ def _save(
     batch = {(listing.marketplace, listing.item_id): (listing, norm) for listing, norm in items}
     if not batch:
         return SaveCounts()
+    save_in_turn(session)
     session.flush()
     stored = _load_stored(session, batch.keys())
     ids = _upsert_listings(session, batch, search=search, now=now)
