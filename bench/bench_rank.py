@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from core.models import Category
+from db.latest import next_saved
 from db.migrate import upgrade
 from db.types import from_units
 from ranking.catalog import Sku, load_catalog
@@ -358,10 +359,7 @@ def _simulate_run(engine: Any, backend: str, *, seed: int) -> int:
             ),
             observations,
         )
-        # every listing written is stamped past the others, as the store stamps it
-        seq = conn.execute(
-            text("SELECT coalesce(max(saved_seq), 0) + 1 FROM listings")
-        ).scalar_one()
+        seq = conn.scalar(select(next_saved()))  # past every listing's, as a save stamps it
         conn.execute(
             text(
                 "UPDATE listings SET latest_observation_id = :id, last_seen = :t, saved_seq = :seq"
@@ -449,9 +447,7 @@ def _simulate_sold_page(engine: Any, *, share: float, seed: int) -> int:
                 for k, listing in enumerate(picked)
             ],
         )
-        seq = conn.execute(
-            text("SELECT coalesce(max(saved_seq), 0) + 1 FROM listings")
-        ).scalar_one()
+        seq = conn.scalar(select(next_saved()))
         conn.execute(  # the ranking reads the status: a changed listing
             text(
                 "UPDATE listings SET status = 'sold', changed_at = :t, saved_seq = :seq"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,7 @@ def rank_with_duckdb(
     import duckdb
 
     from ranking.catalog import load_catalog
+    from ranking.market import sales_days
     from ranking.profiles import load_profiles
     from ranking.value import score_sku_value
     from rigscout.config.load import load_settings
@@ -161,9 +162,11 @@ def rank_with_duckdb(
     profiles = load_profiles()
     profile = profiles.get(rank.profile)
     values = [score_sku_value(sku, profile, profiles) for sku in load_catalog()]
+    window = sales_days(now.date(), rank.window_days)
     params: dict[str, Any] = {
-        "since": (now.date() - timedelta(days=rank.window_days)).isoformat(),
-        "today": now.date().isoformat(),  # the day's own sales wait for tomorrow's markets
+        # the markets' days (``sales_days``): the day's own sales wait for tomorrow's markets
+        "since": window.first.isoformat(),
+        "today": window.end.isoformat(),
         "min_sales": rank.min_sales,
         "strong_sales": rank.strong_sales,
         "min_feedback": rank.min_seller_feedback,
