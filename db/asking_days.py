@@ -38,9 +38,12 @@ def load_history_marks(session: Session) -> tuple[int, datetime | None]:
 
 def load_backdated(session: Session, *, after_id: int, before: datetime) -> bool:
     """Whether a sighting saved after observation ``after_id`` is dated before ``before``."""
+    # In the order of the ids, so the search starts at ``after_id`` (by the index on the day
+    # it read every older sighting, none of them after the id, on each report).
     stmt = (
         select(ObservationRow.id)
         .where(ObservationRow.id > after_id, ObservationRow.observed_at < before)
+        .order_by(ObservationRow.id)
         .limit(1)
     )
     return session.scalar(stmt) is not None

@@ -59,8 +59,10 @@ ACTIVE_COLUMNS = (
 )
 
 
-# An accessory that is a priced part (parts.toml): heatsinks, a power shelf
-_PRICED_PART = (ListingRow.kind == "accessory") & ListingRow.part.is_not(None)
+# An accessory that is a priced part (parts.toml): heatsinks, a power shelf. A part's id is
+# never empty, and "> ''" lets SQLite seek the index on the part where "IS NOT NULL" read the
+# whole table (3 % of the listings at a million: 0.14 s against 0.04 s).
+_PRICED_PART = (ListingRow.kind == "accessory") & (ListingRow.part > "")
 
 
 def load_active_rows(session: Session) -> list[ActiveRow]:

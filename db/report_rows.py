@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 class NewRareRow(NamedTuple):
+    listing_id: int
     sku: str
     title: str
     url: str
@@ -100,6 +101,7 @@ def load_new_rare_rows(
     active = (ListingRow.status == "active", ListingRow.kind == "item", ListingRow.sku.is_not(None))
     stmt = (
         select(
+            ListingRow.id,
             ListingRow.sku,
             ListingRow.title,
             ListingRow.url,
@@ -117,8 +119,8 @@ def load_new_rare_rows(
         few = select(ListingRow.id).where(*active, ListingRow.sku == sku).limit(max_active + 1)
         counts[sku] = int(session.scalar(select(func.count()).select_from(few.subquery())) or 0)
     rare = [
-        NewRareRow(str(sku), title, url, seen, price, currency, counts[sku])
-        for sku, title, url, seen, price, currency in new
+        NewRareRow(listing_id, str(sku), title, url, seen, price, currency, counts[sku])
+        for listing_id, sku, title, url, seen, price, currency in new
         if counts[sku] <= max_active
     ]
     return rare[:limit]

@@ -89,11 +89,11 @@ def rank_priced(
             scored = _score(p, value, vpm, by_category.get(p.sku.category, []), profile)
             views[p.excluded].append(scored)
     skipped["flagged"] = len(views[True])
-    kept_out = frozenset(s.priced.row.url for s in views[True]) if filters.kept_out else None
+    kept_out = frozenset(s.priced.row.listing_id for s in views[True]) if filters.kept_out else None
     if population is not None:
         below = skipped.get("below_profile_minimum", 0) + population.below_minimum
         skipped |= {"flagged": population.flagged, "below_profile_minimum": below}
-        kept_out = population.kept_out_urls if filters.kept_out else None
+        kept_out = frozenset(population.kept_out) if filters.kept_out else None
     limit, explained = shown(filters)
     # Only the shown deals get their sentence: wording 100,000 listings to show 50 is waste.
     primary = profile.primary_metric

@@ -55,8 +55,7 @@ class RankFilters:
     # Deals further down that this says yes to are explained too (the alert rules' matches:
     # a rule sees every ranked listing, and each alert carries its sentence).
     explain_also: Callable[[Deal], bool] | None = None
-    # False: ``Ranking.kept_out`` left empty (only the report reads it; it costs a lookup of
-    # every kept-out listing's URL on a large store).
+    # False: ``Ranking.kept_out`` left empty (only the report reads it).
     kept_out: bool = True
     # The rig planner's view: past the first ``explain_top`` deals it needs only the listings a
     # plan can buy, and a ranking from kept rows returns those alone (``ranking.kept.shortlist``);
@@ -81,7 +80,7 @@ class Ranking:
     markets: Mapping[str, Market] = field(default_factory=dict)
     # Every listing a flag kept out (``flagged`` shows only the first few): no list of the
     # report may feature one.
-    kept_out: frozenset[str] = frozenset()  # listing URLs
+    kept_out: frozenset[int] = frozenset()  # listing ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +151,6 @@ class Population:
     below_minimum: int  # listings of SKUs the profile does not rank
     flagged: int  # wanted listings a flag kept out
     kept_out: tuple[int, ...]  # their listing ids
-    kept_out_urls: frozenset[str] = frozenset()  # and their URLs (the caller looks them up)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ UPPER_BOUND_WEIGHT = Decimal("0.5")
 PRESUMED_WEIGHT = Decimal("0.5")
 OUTLIER_MADS = 3.0
 OUTLIER_MIN_RATIO = 1.35  # never drop a price within 35 % of the median
+_FEWEST_JUDGED = 5  # fewer sales than this are too few to call one of them far off
 MAX_STRONG_SPREAD = 0.5  # interquartile range over median
 # Fewer sold prices than this tell a median but not how widely prices spread: the auction
 # model then reads the market as one whose spread is unknown, with a wider range.
@@ -137,8 +138,12 @@ def sold_median(sales: Iterable[tuple[Decimal, Decimal]]) -> tuple[Decimal, int]
     """The market's rule on any set of (landed price, weight) sales: the weighted median after
     prices far from the rest are dropped, and how many sales it kept; None when none is left.
     The report's price moves use it, so a move compares medians the ranking would compute."""
-    kept = _without_outliers([SalePoint(price, weight) for price, weight in sales])
-    median = weighted_median((p.price, p.weight) for p in kept)
+    kept = list(sales)
+    if len(kept) >= _FEWEST_JUDGED:
+        logs = [(math.log(price), float(weight)) for price, weight in kept]
+        center, limit = _log_bounds(logs)
+        kept = [sale for sale, (x, _) in zip(kept, logs, strict=True) if abs(x - center) <= limit]
+    median = weighted_median(kept)
     return None if median is None else (median.quantize(Decimal("0.01")), len(kept))
 
 
@@ -266,13 +271,18 @@ def _without_outliers(points: list[SalePoint]) -> list[SalePoint]:
     On floats: the logs are floats already, and the weights (1, a half, a quarter:
     ``sale_weight``) and their sums are exact in binary, so the medians are those of the
     Decimals but for the last bit of a midpoint; prices are kept or dropped, never changed."""
-    if len(points) < 5:
+    if len(points) < _FEWEST_JUDGED:
         return points
     logs = [(math.log(p.price), float(p.weight)) for p in points]
+    center, limit = _log_bounds(logs)
+    return [p for p, (x, _) in zip(points, logs, strict=True) if abs(x - center) <= limit]
+
+
+def _log_bounds(logs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The center of (log price, weight) points and how far from it a price is kept."""
     center = _float_median(logs)
     mad = _float_median([(abs(x - center), w) for x, w in logs])
-    limit = max(OUTLIER_MADS * 1.4826 * mad, math.log(OUTLIER_MIN_RATIO))
-    return [p for p, (x, _) in zip(points, logs, strict=True) if abs(x - center) <= limit]
+    return center, max(OUTLIER_MADS * 1.4826 * mad, math.log(OUTLIER_MIN_RATIO))
 
 
 def _float_median(points: list[tuple[float, float]]) -> float:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -46,7 +46,6 @@ from db.priced_rows import (
     load_digests,
     load_exact_landed,
     load_expired,
-    load_kept_out_urls,
     load_outcomes,
     load_part_prices,
     load_rows,
@@ -345,10 +344,10 @@ def rank_refreshed(
     """Each ``filters``' ranking from the (current) priced rows."""
     columns = load_columns(session)
     outcomes = load_outcomes(session)
-    urls = load_kept_out_urls(session) if any(f.kept_out for f in filters) else {}
     profiles = load_profiles()
     rankings = []
     again: dict[int, Priced] = {}  # a listing priced again for one view serves the others
+    parts_of: dict[tuple[str | None, int], list[tuple[Decimal, ActiveRow]]] = {}  # and its parts
     for wanted in filters:
         profile = profiles.get(wanted.profile or settings.profile)
         values = {code: score_sku_value(s, profile, profiles) for code, s in skus.items()}
@@ -371,11 +370,11 @@ def rank_refreshed(
             for p in _price_again(session, refreshed.pricer, todo, every=len(columns))
         }
         items = [again[i] for i in sorted(wanted_ids) if i in again]
-        parts = _cheapest_parts(session, wanted.sku, explained)
-        population = replace(
-            short.population,
-            kept_out_urls=frozenset(urls[i] for i in short.population.kept_out if i in urls),
-        )
+        parts = parts_of.get((wanted.sku, explained))
+        if parts is None:
+            parts = parts_of[wanted.sku, explained] = _cheapest_parts(
+                session, wanted.sku, explained
+            )
         priced = PricedRows(tuple(items), tuple(parts), outcomes, refreshed.markets)
         ranking = rank_priced(
             priced,
@@ -384,7 +383,7 @@ def rank_refreshed(
             now=now,
             filters=wanted,
             profiles=profiles,
-            population=population,
+            population=short.population,
         )
         rankings.append(ranking)
     return tuple(rankings)

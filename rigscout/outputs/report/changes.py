@@ -66,11 +66,14 @@ def score_moves(
     start, middle = today - timedelta(days=2 * days), today - timedelta(days=days)
     before: dict[str, list[tuple[Decimal, Decimal]]] = {}
     after: dict[str, list[tuple[Decimal, Decimal]]] = {}
-    for point in sold:
-        if start < point.day <= middle:
-            before.setdefault(point.sku, []).append((point.price, point.weight))
-        elif middle < point.day <= today:
-            after.setdefault(point.sku, []).append((point.price, point.weight))
+    for sku, day, price, weight in sold:
+        if start < day <= today:
+            side = before if day <= middle else after
+            sales = side.get(sku)
+            if sales is None:
+                side[sku] = [(price, weight)]
+            else:
+                sales.append((price, weight))
     moves = []
     for sku, old in before.items():
         then, now_ = sold_median(old), sold_median(after.get(sku, []))

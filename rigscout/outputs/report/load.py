@@ -102,7 +102,7 @@ def build_report_data(
         new_rare=tuple(
             replace(new, deal=ranked.get(new.url))
             for new in load_new_rare(session, now=now)
-            if not any(new.url in r.kept_out for r in rankings)  # no scam is featured
+            if not any(new.listing_id in r.kept_out for r in rankings)  # no scam is featured
         ),
         history_since=since,
         plan_deals={p: r.deals for p, r in zip(plan_profiles, planned, strict=True)},

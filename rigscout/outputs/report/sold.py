@@ -99,14 +99,14 @@ def build_sold_points(
             save_kept_points, points=rows, state=state, now=now, listings=listings, before=since
         )
         keep_for_next(session.get_bind().engine, save, "sold points")
-    return tuple(sorted([*kept, *fresh.values()], key=_order))
+    return tuple(sorted([*kept, *fresh.values()]))
 
 
 def score_sold_points(sales: Iterable[SoldRow], rank: RankSettings) -> tuple[SoldPoint, ...]:
     """Each sale of a SKU alone (not a part's, not a server's sold with GPUs) at its landed
     unit price and weight (``ranking.market.sale_weight``), by SKU, day and price; sales in
     a currency without a rate are left out."""
-    return tuple(sorted((p for row in sales if (p := _point(row, rank))), key=_order))
+    return tuple(sorted(p for row in sales if (p := _point(row, rank))))
 
 
 def _point(row: SoldRow, rank: RankSettings) -> SoldPoint | None:
@@ -117,10 +117,6 @@ def _point(row: SoldRow, rank: RankSettings) -> SoldPoint | None:
         return None
     weight = sale_weight(best_offer_accepted=row.best_offer_accepted, source=row.source)
     return SoldPoint(row.sku, row.sold_date, landed.unit_price, weight)
-
-
-def _order(point: SoldPoint) -> tuple[str, date, object, object]:
-    return (point.sku, point.day, point.price, point.weight)
 
 
 def _stale_sales(

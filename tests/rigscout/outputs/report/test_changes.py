@@ -84,14 +84,12 @@ def test_a_move_uses_the_markets_median_a_lone_outlier_does_not_make_a_move():
 
 
 def test_a_best_offer_counts_less_in_a_move_as_in_the_market():
-    from dataclasses import replace
-
     from ranking.market.sold import sale_weight
 
     before = [sold(V100, p, ago) for p, ago in (("100", 9), ("100", 10), ("100", 11))]
     offer = sale_weight(best_offer_accepted=True, source="page")
     after = [sold(V100, "100", 1), sold(V100, "100", 2)]
-    after += [replace(sold(V100, "130", ago), weight=offer) for ago in (3, 4, 5)]
+    after += [sold(V100, "130", ago)._replace(weight=offer) for ago in (3, 4, 5)]
 
     (move,) = score_moves(before + after, now=NOW, days=7)
 
