@@ -30,6 +30,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -75,6 +76,13 @@ class ListingRow(Base):
         UniqueConstraint("marketplace", "item_id", name="uq_listings_marketplace_item"),
         Index("ix_listings_sku_kind", "sku", "kind"),
         Index("ix_listings_item_id", "item_id"),  # one item on two marketplaces: db.ranked
+        # the active listings no SKU matched, counted by every ranking (migration 0014)
+        Index(
+            "ix_listings_unmatched",
+            "status",
+            sqlite_where=text("sku IS NULL"),
+            postgresql_where=text("sku IS NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

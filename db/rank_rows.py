@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, and_, cast, func, or_, select
 
-from core.models import Included, ServerConfig
+from core.models import BuyingFormat, Included, ServerConfig
 from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, SaleRow
 from db.ranked import RANKED, SHADOWED
@@ -84,15 +84,21 @@ def active_row(values: Sequence[Any]) -> ActiveRow:
     return ActiveRow(*found)
 
 
-def load_active_parts(session: Session) -> list[ActiveRow]:
-    """Active listings of priced parts (heatsinks, power shelves): ``sku`` is the part's id
-    and ``quantity`` how many the listing sells."""
+def load_fixed_price_parts(session: Session) -> list[ActiveRow]:
+    """Active listings of priced parts (heatsinks, power shelves) at a fixed price (a bill of
+    materials is bought at a known price): ``sku`` is the part's id and ``quantity`` how many
+    the listing sells."""
     columns = list(ACTIVE_COLUMNS)
     columns[5] = ListingRow.part
     stmt = (
         select(*columns)
         .join(LATEST, IS_LATEST)
-        .where(ListingRow.status == "active", _PRICED_PART, ~SHADOWED)
+        .where(
+            ListingRow.status == "active",
+            _PRICED_PART,
+            ListingRow.buying_format != BuyingFormat.AUCTION.value,
+            ~SHADOWED,
+        )
     )
     rows = []
     for r in session.connection().execute(stmt).all():

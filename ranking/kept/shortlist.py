@@ -193,30 +193,23 @@ def _nth_cheapest(
     rows = np.flatnonzero(among)
     if not len(rows):
         return bound
-    group = _groups([np.asarray(k)[rows].astype(np.int64) for k in key])
-    order = np.lexsort((landed[rows], group))  # by group (0, 1, ...), then cheapest first
-    starts = np.searchsorted(group[order], np.arange(group.max() + 1))
-    sizes = np.diff(np.r_[starts, len(order)])
-    wanted = np.maximum(nth[rows][order][starts], 1)  # every member of a group shares its nth
-    cheapest = landed[rows][order]
-    at = np.where(wanted <= sizes, cheapest[np.minimum(starts + wanted, len(order)) - 1], np.inf)
-    bound[rows] = at[group]
-    return bound
-
-
-def _groups(keys: list[NDArray[np.int64]]) -> NDArray[np.int64]:
-    """Each row's group (0, 1, ...: the groups in the order of their keys), rows sharing every
-    key in one: as ``np.unique(axis=0, return_inverse=True)`` numbers them, on integer sorts
-    (the unique of rows sorts them as bytes, several times slower)."""
-    order = np.lexsort(keys[::-1])  # by the first key, then the next...
-    starts = np.zeros(len(order), dtype=np.bool_)
-    starts[0] = True
+    keys = [np.asarray(k)[rows] for k in key]
+    prices = landed[rows]
+    # one sort: by the first key, then the next..., then cheapest first (ties in row order)
+    order = np.lexsort((prices, *keys[::-1]))
+    first = np.zeros(len(order), dtype=np.bool_)  # where each group starts, in that order
+    first[0] = True
     for k in keys:
         ordered = k[order]
-        starts[1:] |= ordered[1:] != ordered[:-1]
-    group = np.empty(len(order), dtype=np.int64)
-    group[order] = np.cumsum(starts) - 1
-    return group
+        first[1:] |= ordered[1:] != ordered[:-1]
+    group = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.r_[starts, len(order)])
+    wanted = np.maximum(nth[rows][order][starts], 1)  # every member of a group shares its nth
+    cheapest = prices[order]
+    at = np.where(wanted <= sizes, cheapest[np.minimum(starts + wanted, len(order)) - 1], np.inf)
+    bound[rows[order]] = at[group]
+    return bound
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,10 +351,11 @@ def _score(
     percentile = np.ones(len(columns))
     for index, member in enumerate(CATEGORIES):
         if member in groups:
-            rows = row_category == index
+            rows = np.flatnonzero(row_category == index)
             group = groups[member]
-            no_better = np.searchsorted(group, vpm[rows], side="right")
-            percentile[rows] = no_better / len(group)
+            # looked up in their own order: the search walks the group once, not at random
+            order = rows[np.argsort(vpm[rows], kind="stable")]
+            percentile[order] = np.searchsorted(group, vpm[order], side="right") / len(group)
     discount = np.where(columns.checked, np.nan, columns.discount)
     part = np.nan_to_num(clip_discount(discount), nan=0.0)
     penalty = columns.penalty

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.models import EXCLUDE, BuyingFormat, Category, Included
-from db.rank_rows import load_active_parts, load_includes, load_part_sales
+from core.models import EXCLUDE, Category, Included
+from db.rank_rows import load_fixed_price_parts, load_includes, load_part_sales
 from ranking.catalog import load_catalog
 from ranking.landed import landed_with_freight
 from ranking.market import part_markets
@@ -94,9 +94,9 @@ def load_bom_prices(session: Session, rank: RankSettings, now: datetime) -> Part
     part (landed, a parcel's freight where shipping is unknown), the parts' sold medians, and
     the estimates of ``parts.toml``."""
     offers: dict[str, list[PartOffer]] = {}
-    for row in load_active_parts(session):
-        if row.buying_format == BuyingFormat.AUCTION.value or row.quantity <= 0 or row.price <= 0:
-            continue  # a bill of materials is bought at a known price
+    for row in load_fixed_price_parts(session):
+        if row.quantity <= 0 or row.price <= 0:
+            continue  # no price to buy it at
         landed = landed_with_freight(
             row.price,
             row.shipping,
