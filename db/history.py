@@ -19,6 +19,7 @@ from sqlalchemy import (
     cast,
     func,
     literal,
+    literal_column,
     select,
     type_coerce,
     union_all,
@@ -143,12 +144,23 @@ def listings_query(flt: HistoryFilter) -> AnySelect:
     return _filtered(query, ObservationRow.observed_at.expression, flt)
 
 
-def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
+def load_asking_rows(
+    session: Session, *, since: date, read_through: bool = False
+) -> list[AskingRow]:
     """Per catalog item and UTC day since ``since``, the lowest and highest asking total, split
     by currency, lot size and whether shipping is known. The landed rule is monotonic in the
     total within such a group, so ``ranking.landed`` turns these two into the day's landed
-    range without SQL ever converting, dividing or rounding money."""
+    range without SQL ever converting, dividing or rounding money.
+
+    ``read_through``: the days asked for are most of the history (the report's first), so the
+    sightings are read in the order they are stored rather than by the index on their time,
+    which SQLite, having no statistics, takes for any range (at 10 million sightings 21 s
+    against 46 s); the last days alone are found by it."""
     day = _utc_day(session)
+    observed: ColumnElement[datetime] = ObservationRow.observed_at.expression
+    if read_through and session.get_bind().dialect.name == "sqlite":
+        # "+column" is the column, in a form no index serves
+        observed = type_coerce(literal_column("+observations.observed_at"), observed.type)
     known = ObservationRow.shipping.is_not(None)
     total = raw_units(ObservationRow.price) + func.coalesce(raw_units(ObservationRow.shipping), 0)
     stmt = (
@@ -167,7 +179,7 @@ def load_asking_rows(session: Session, *, since: date) -> list[AskingRow]:
         .join(ListingRow, ListingRow.id == ObservationRow.listing_id)
         .where(
             ObservationRow.status == "active",
-            ObservationRow.observed_at >= datetime.combine(since, datetime.min.time(), UTC),
+            observed >= datetime.combine(since, datetime.min.time(), UTC),
             ListingRow.kind == "item",
             ListingRow.sku.is_not(None),
             ListingRow.quantity > 0,

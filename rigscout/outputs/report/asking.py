@@ -68,13 +68,16 @@ def build_asking_days(
     them once its rankings have written: at a million listings their writes hold the store
     longer than a keep may wait, and the days were computed again by the next report)."""
     if not keep:
-        return score_asking_days(load_asking_rows(session, since=since), rank)
+        return score_asking_days(load_asking_rows(session, since=since, read_through=True), rank)
     today = now.astimezone(UTC).date()
     basis = pricing_basis(rank, {}, None, code=CODE)
     newest, moved = load_history_marks(session)
     sealed = _sealed(session, basis, since, moved)
     kept = [AskingDay(*day) for day in load_kept_days(session, since=since)] if sealed else []
-    fresh = score_asking_days(load_asking_rows(session, since=max(since, sealed or since)), rank)
+    fresh = score_asking_days(
+        load_asking_rows(session, since=max(since, sealed or since), read_through=sealed is None),
+        rank,
+    )
     ended = [d for d in fresh if d.day < today]
     if sealed is None or ended:
         state: dict[str, object] = {
