@@ -478,7 +478,7 @@ def _base_price(sku: Sku) -> float:
 LISTING_COLS = (
     "id, marketplace, item_id, title, url, buying_format, currency, end_time, status,"
     " first_seen, last_seen, sku, category, kind, quantity, includes, confidence,"
-    " seller_feedback, seller_positive_pct, location, config, part, changed_at"
+    " seller, seller_feedback, seller_positive_pct, location, config, part, changed_at"
 )
 OBS_COLS = "id, listing_id, observed_at, price, shipping, currency, bids, status"
 # Titles some listings carry, so the risk signals run on every title as in real use.
@@ -536,7 +536,16 @@ def _listings(
     # A running auction ends in the next week; a sold one ended in the last 60 days (its sale is
     # dated that day, and the sightings before its end are what the auction model learns from).
     end = np.where(status == "sold", rng.uniform(-60, -0.02, n), rng.uniform(-2, 7, n))
-    feedback = rng.integers(0, 5000, n)
+    # Sellers list about 50 listings each; 2 % of them are new accounts (under 20 feedback),
+    # the others have 50 to 100,000: the new-account pattern reads every seller's listings.
+    sellers = max(n // 50, 10)
+    seller = rng.integers(0, sellers, n)
+    record = np.where(
+        rng.random(sellers) < 0.02,
+        rng.integers(0, 20, sellers),
+        np.exp(rng.uniform(np.log(50), np.log(100_000), sellers)).astype(np.int64),
+    )
+    feedback = record[seller]
     rows = []
     for i in range(n):
         sku = skus[pick[i]]
@@ -551,7 +560,7 @@ def _listings(
             _stamp(NOW + timedelta(days=float(end[i]))) if auction else None, status[i],
             _stamp(NOW - timedelta(days=40)), _stamp(NOW), None if unmatched[i] else sku.sku,
             sku.category.value, kind[i], int(quantity[i]), includes, 0.9,
-            int(feedback[i]), 995, LOCATIONS[i % 5],  # 99.5 %, stored in tenths
+            f"seller_{seller[i]}", int(feedback[i]), 995, LOCATIONS[i % 5],  # 99.5 %, in tenths
             config, part, _stamp(NOW - timedelta(days=1)),
         ))  # fmt: skip
         if server and includes != "[]":
@@ -701,6 +710,7 @@ def _rank_with_pandas(settings: Settings, now: datetime, *, fair: bool) -> list[
             end_time=None if r.end_time is None else pd.Timestamp(r.end_time).to_pydatetime()
             .replace(tzinfo=UTC),
             includes=tuple(Included(i["sku"], int(i["quantity"])) for i in _json(r.includes)),
+            seller=r.seller,
             seller_feedback=None if pd.isna(r.seller_feedback) else int(r.seller_feedback),
             seller_positive_pct=None if pd.isna(r.seller_positive_pct)
             else from_units(int(r.seller_positive_pct), 1),

@@ -76,13 +76,15 @@ class ListingRow(Base):
         UniqueConstraint("marketplace", "item_id", name="uq_listings_marketplace_item"),
         Index("ix_listings_sku_kind", "sku", "kind"),
         Index("ix_listings_item_id", "item_id"),  # one item on two marketplaces: db.ranked
-        # the active listings no SKU matched, counted by every ranking (migration 0014)
+        # the active listings no SKU matched, counted by every ranking, and a seller's
+        # listings, which a new-account label reads (migration 0014)
         Index(
             "ix_listings_unmatched",
             "status",
             sqlite_where=text("sku IS NULL"),
             postgresql_where=text("sku IS NULL"),
         ),
+        Index("ix_listings_seller", "seller"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
