@@ -5,6 +5,7 @@ ranking and plans, and nothing saved by asking."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from typing import TYPE_CHECKING
 
@@ -51,9 +52,13 @@ def test_a_stored_deal_is_read_priced_placed_and_explained(demo):
     text = result.output
     assert f"Item {TOP}:" in text
     assert "reading: nvidia-tesla-v100-sxm2-16gb (item, confidence" in text
-    assert "landed: $101.27 each · vs market: -22% strong" in text
+    # the demo's sales are dated on their pages: which fall in the 30 days before today moves
+    # the market by a point or two as the calendar does, never the answer's own agreement
+    under = re.search(r"landed: \$101\.27 each · vs market: -(\d+)% strong", text)
+    assert under is not None, text
+    assert 15 <= int(under[1]) <= 30
     assert "place: #1 of " in text and "#1 of 23 NVIDIA Tesla V100 SXM2 16GB" in text
-    assert "why: NVIDIA Tesla V100 SXM2 16GB at $101.27 landed, 22% under" in text
+    assert f"why: NVIDIA Tesla V100 SXM2 16GB at $101.27 landed, {under[1]}% under" in text
 
 
 def test_the_json_answer_agrees_with_rank(demo):
