@@ -76,15 +76,13 @@ class ListingRow(Base):
         UniqueConstraint("marketplace", "item_id", name="uq_listings_marketplace_item"),
         Index("ix_listings_sku_kind", "sku", "kind"),
         Index("ix_listings_item_id", "item_id"),  # one item on two marketplaces: db.ranked
-        # the active listings no SKU matched, counted by every ranking, and a seller's
-        # listings, which a new-account label reads (migration 0014)
+        # the active listings no SKU matched, counted by every ranking (migration 0014)
         Index(
             "ix_listings_unmatched",
             "status",
             sqlite_where=text("sku IS NULL"),
             postgresql_where=text("sku IS NULL"),
         ),
-        Index("ix_listings_seller", "seller"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -263,6 +261,11 @@ class PricedRow(Base):
     digest: Mapped[str] = mapped_column(String(64))  # "" where no market was read
     valid_until: Mapped[datetime | None] = mapped_column(UtcDateTime(), index=True)
     account: Mapped[str | None] = mapped_column(Text)  # the new-account label it carries
+    # What the new-account pattern reads of the listing, as priced (migration 0014): a ranking
+    # reads them for every priced row, where a join to the listings cost most of the time.
+    seller: Mapped[str | None] = mapped_column(String(200))
+    seller_feedback: Mapped[int | None] = mapped_column(Integer)
+    quantity: Mapped[int | None] = mapped_column(Integer)
     # "priced", "part" (for parts, an accessory) or why it was left out ("no_price", …)
     outcome: Mapped[str] = mapped_column(String(24), index=True)
     sku: Mapped[str | None] = mapped_column(String(64))

@@ -139,45 +139,24 @@ def load_asking(
 
 
 def load_sellers_under(
-    session: Session, feedback: int, *, sellers: Collection[str] | None = None
+    session: Session, feedback: int
 ) -> list[tuple[int, str, int, int, Decimal, str | None]]:
     """(listing id, seller, feedback, quantity, unit price, account label) of the priced rows
-    of sellers with less than ``feedback``: the only ones a new-account pattern can flag;
-    with ``sellers``, of those sellers alone (by the index on the seller)."""
-    stmt = (
-        select(
-            PricedRow.listing_id,
-            ListingRow.seller,
-            ListingRow.seller_feedback,
-            ListingRow.quantity,
-            PricedRow.unit_price,
-            PricedRow.account,
-        )
-        .join(ListingRow, _JOINED)
-        .where(
-            RANKED,
-            IS_PRICED,
-            ListingRow.seller.is_not(None),
-            ListingRow.seller_feedback < feedback,
-        )
-    )
-    if sellers is None:
-        chunks = [stmt]
-    else:
-        chunks = [stmt.where(ListingRow.seller.in_(c)) for c in batches(sorted(sellers), CHUNK)]
+    of sellers with less than ``feedback``: the only ones a new-account pattern can flag.
+    Read off the priced rows alone (each keeps its listing's seller, feedback and lot size as
+    it was priced: the row is written again whenever they change)."""
+    stmt = select(
+        PricedRow.listing_id,
+        PricedRow.seller,
+        PricedRow.seller_feedback,
+        PricedRow.quantity,
+        PricedRow.unit_price,
+        PricedRow.account,
+    ).where(IS_PRICED, PricedRow.seller.is_not(None), PricedRow.seller_feedback < feedback)
     return [
-        (i, str(s), int(f or 0), int(q), Decimal(str(p)), a)
-        for chunk in chunks
-        for i, s, f, q, p, a in session.connection().execute(chunk)
+        (i, str(s), int(f or 0), int(q or 0), Decimal(str(p)), a)
+        for i, s, f, q, p, a in session.connection().execute(stmt)
     ]
-
-
-def load_sellers_saved_after(session: Session, saved_after: int) -> list[str]:
-    """The sellers of the listings saved after ``saved_after`` (``listings.saved_seq``)."""
-    stmt = select(ListingRow.seller).where(
-        ListingRow.saved_seq > saved_after, ListingRow.seller.is_not(None)
-    )
-    return list(dict.fromkeys(str(s) for s in session.scalars(stmt)))
 
 
 def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:

@@ -50,7 +50,6 @@ from db.priced_rows import (
     load_part_prices,
     load_rows,
     load_rows_priced_against,
-    load_sellers_saved_after,
     load_sellers_under,
     load_stale_rows,
     save_priced,
@@ -167,11 +166,9 @@ def refresh_priced(
         take(load_rows(session, load_expired(session, now)))
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
         if any(_ended_under(row, landing, settings) for (row, _, _), landing in todo.values()):
-            # An ended auction no longer counts toward its new-account seller's listings: its
-            # seller's listings are counted again (nothing was saved since the last refresh).
-            saved = _saved_since(last, basis)
-            accounts = _settle_accounts(session, todo, settings, take, since=saved, kept=accounts)
-            save_state(session, ACCOUNTS, _accounts_state(key, basis, saved, accounts), now)
+            # An ended auction no longer counts toward its new-account seller's listings.
+            accounts = _settle_accounts(session, todo, settings, take)
+            save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     else:
         saved = load_last_saved(session)
         since = _saved_since(last, basis)
@@ -205,10 +202,7 @@ def refresh_priced(
             for stale in load_rows_priced_against(session, moved, basis=basis)
             if stale[0].listing_id not in todo
         )
-        prior = _kept_accounts(load_state(session, ACCOUNTS), basis, since)
-        accounts = _settle_accounts(
-            session, todo, settings, take, since=since if prior is not None else None, kept=prior
-        )
+        accounts = _settle_accounts(session, todo, settings, take)
         unmatched = load_unmatched_count(session)
         state: dict[str, object] = {
             "key": key,
@@ -218,7 +212,7 @@ def refresh_priced(
             "unmatched": unmatched,
         }
         save_state(session, STATE, state, now)
-        save_state(session, ACCOUNTS, _accounts_state(key, basis, saved, accounts), now)
+        save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
     priced = len(todo)
     # Priced and saved a few thousand at a time, in the order of their ids, each listing let go
@@ -400,61 +394,24 @@ def _settle_accounts(
     todo: Mapping[int, tuple[Stale, Landing]],
     settings: RankSettings,
     take: Callable[[Iterable[Stale]], None],
-    *,
-    since: int | None,
-    kept: Mapping[str, str] | None,
 ) -> dict[str, str]:
     """The new-account pattern's sellers (``ranking.market.scam.new_accounts``) over every priced
-    listing; each kept row whose label no longer holds is taken to be priced again.
-
-    A seller's label reads that seller's listings alone, so with the sellers ``kept`` by the
-    refresh that saw the listings saved up to ``since`` (None: every seller is counted), only
-    the sellers of the listings saved since and of those priced again (``todo``: an auction
-    that ended, say) are counted again; the others keep their label."""
-    rules = load_scam_rules()
-    sellers: set[str] | None = None
-    if kept is not None and since is not None:
-        sellers = set(load_sellers_saved_after(session, since))
-        sellers |= {str(row.seller) for (row, _, _), _ in todo.values() if row.seller}
+    listing; each kept row whose label no longer holds is taken to be priced again."""
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
-    labels: dict[int, tuple[str, str | None]] = {}
+    kept: dict[int, tuple[str, str | None]] = {}
     for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
-        session, rules.vouched_feedback, sellers=sellers
+        session, load_scam_rules().vouched_feedback
     ):
         if listing_id not in todo:
             listings.append((seller, feedback, quantity, price))
-            labels[listing_id] = (seller, label)
+            kept[listing_id] = (seller, label)
     for (row, _, _), landing in todo.values():
         if landing.landed is not None:
             price = landing.landed.unit_price
             listings.append((row.seller, row.seller_feedback, row.quantity, price))
-    accounts = new_accounts(listings, settings, rules)
-    if sellers is not None and kept is not None:
-        accounts = {s: label for s, label in kept.items() if s not in sellers} | accounts
-    take(load_rows(session, [i for i, (s, label) in labels.items() if accounts.get(s) != label]))
+    accounts = new_accounts(listings, settings, load_scam_rules())
+    take(load_rows(session, [i for i, (s, label) in kept.items() if accounts.get(s) != label]))
     return accounts
-
-
-def _accounts_state(
-    key: str, basis: str, saved: int | None, accounts: Mapping[str, str]
-) -> dict[str, object]:
-    """The ``ACCOUNTS`` state: the sellers' labels, as of the listings saved up to ``saved``."""
-    return {"key": key, "basis": basis, "saved": saved, "accounts": dict(accounts)}
-
-
-def _kept_accounts(
-    state: Mapping[str, object] | None, basis: str, since: int | None
-) -> dict[str, str] | None:
-    """The sellers' labels the last refresh kept, if it counted them under ``basis`` with the
-    listings saved up to ``since`` (the mark it left); None: every seller is counted again."""
-    if state is None or since is None or state.get("basis") != basis:
-        return None
-    if state.get("saved") != since:
-        return None
-    accounts = state.get("accounts")
-    if not isinstance(accounts, dict):
-        return None
-    return {str(seller): str(label) for seller, label in accounts.items()}
 
 
 @cache
@@ -485,6 +442,9 @@ def _row(
         "inputs": None,
         "auction": row.buying_format == AUCTION,
         "reading": None,
+        "seller": row.seller,
+        "seller_feedback": row.seller_feedback,
+        "quantity": row.quantity,
     }
     if landing.part_price is not None:
         found["unit_price"] = str(landing.part_price)
