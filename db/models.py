@@ -263,7 +263,7 @@ class PricedRow(Base):
     account: Mapped[str | None] = mapped_column(Text)  # the new-account label it carries
     # What the new-account pattern reads of the listing, as priced (migration 0014): a ranking
     # reads them for every priced row, where a join to the listings cost most of the time.
-    seller: Mapped[str | None] = mapped_column(String(200))
+    seller: Mapped[str | None] = mapped_column(String(200), index=True)
     seller_feedback: Mapped[int | None] = mapped_column(Integer)
     quantity: Mapped[int | None] = mapped_column(Integer)
     # "priced", "part" (for parts, an accessory) or why it was left out ("no_price", …)

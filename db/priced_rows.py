@@ -139,12 +139,13 @@ def load_asking(
 
 
 def load_sellers_under(
-    session: Session, feedback: int
+    session: Session, feedback: int, *, sellers: Collection[str] | None = None
 ) -> list[tuple[int, str, int, int, Decimal, str | None]]:
     """(listing id, seller, feedback, quantity, unit price, account label) of the priced rows
-    of sellers with less than ``feedback``: the only ones a new-account pattern can flag.
-    Read off the priced rows alone (each keeps its listing's seller, feedback and lot size as
-    it was priced: the row is written again whenever they change)."""
+    of sellers with less than ``feedback``: the only ones a new-account pattern can flag;
+    with ``sellers``, of those alone (by the index on the seller). Read off the priced rows
+    (each keeps its listing's seller, feedback and lot size as it was priced: the row is
+    written again whenever they change)."""
     stmt = select(
         PricedRow.listing_id,
         PricedRow.seller,
@@ -153,9 +154,14 @@ def load_sellers_under(
         PricedRow.unit_price,
         PricedRow.account,
     ).where(IS_PRICED, PricedRow.seller.is_not(None), PricedRow.seller_feedback < feedback)
+    if sellers is None:
+        chunks = [stmt]
+    else:
+        chunks = [stmt.where(PricedRow.seller.in_(c)) for c in batches(sorted(sellers), CHUNK)]
     return [
         (i, str(s), int(f or 0), int(q or 0), Decimal(str(p)), a)
-        for i, s, f, q, p, a in session.connection().execute(stmt)
+        for chunk in chunks
+        for i, s, f, q, p, a in session.connection().execute(chunk)
     ]
 
 

@@ -166,8 +166,9 @@ def refresh_priced(
         take(load_rows(session, load_expired(session, now)))
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
         if any(_ended_under(row, landing, settings) for (row, _, _), landing in todo.values()):
-            # An ended auction no longer counts toward its new-account seller's listings.
-            accounts = _settle_accounts(session, todo, settings, take)
+            # An ended auction no longer counts toward its new-account seller's listings:
+            # nothing was saved since, so only the sellers of the ones priced again are counted.
+            accounts = _settle_accounts(session, todo, settings, take, kept=accounts)
             save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     else:
         saved = load_last_saved(session)
@@ -394,23 +395,35 @@ def _settle_accounts(
     todo: Mapping[int, tuple[Stale, Landing]],
     settings: RankSettings,
     take: Callable[[Iterable[Stale]], None],
+    *,
+    kept: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The new-account pattern's sellers (``ranking.market.scam.new_accounts``) over every priced
-    listing; each kept row whose label no longer holds is taken to be priced again."""
+    listing; each kept row whose label no longer holds is taken to be priced again.
+
+    ``kept``: the sellers' labels when only the listings of ``todo`` changed since they were
+    counted (auctions that ended): a label reads its seller's listings alone, so only their
+    sellers are counted again, the others keep theirs."""
+    rules = load_scam_rules()
+    sellers = (
+        None if kept is None else {str(r.seller) for (r, _, _), _ in todo.values() if r.seller}
+    )
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
-    kept: dict[int, tuple[str, str | None]] = {}
+    labels: dict[int, tuple[str, str | None]] = {}
     for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
-        session, load_scam_rules().vouched_feedback
+        session, rules.vouched_feedback, sellers=sellers
     ):
         if listing_id not in todo:
             listings.append((seller, feedback, quantity, price))
-            kept[listing_id] = (seller, label)
+            labels[listing_id] = (seller, label)
     for (row, _, _), landing in todo.values():
         if landing.landed is not None:
             price = landing.landed.unit_price
             listings.append((row.seller, row.seller_feedback, row.quantity, price))
-    accounts = new_accounts(listings, settings, load_scam_rules())
-    take(load_rows(session, [i for i, (s, label) in kept.items() if accounts.get(s) != label]))
+    accounts = new_accounts(listings, settings, rules)
+    if kept is not None and sellers is not None:
+        accounts = {s: label for s, label in kept.items() if s not in sellers} | accounts
+    take(load_rows(session, [i for i, (s, label) in labels.items() if accounts.get(s) != label]))
     return accounts
 
 
