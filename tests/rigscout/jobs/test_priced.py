@@ -498,6 +498,138 @@ def test_a_new_accounts_flag_goes_when_one_of_its_auctions_ends_with_nothing_sav
     assert after[0].skipped["auction_ended"] == 1
 
 
+def test_a_new_accounts_flag_goes_when_one_of_its_listings_is_closed_by_a_save(engine):
+    # The same seller: 5 fixed-price listings worth $5,500, flagged; one of them (another
+    # card, so no market the others read moves) ends and the run closes it (a save: it leaves
+    # the ranked listings without being priced again), so the 4 left ($4,400) are under the
+    # stake. Nothing else of the seller changed: the kept ranking must still count that seller
+    # again, as the full ranking does.
+    norm = default_normalizer().normalize("NVIDIA Tesla V100 SXM2 32GB GPU Accelerator")
+    base = Listing(
+        item_id="",
+        title="NVIDIA Tesla V100 SXM2 32GB GPU Accelerator",
+        url="",
+        price=Decimal("1100.00"),
+        currency="USD",
+        buying_format=BuyingFormat.BUY_IT_NOW,
+        shipping=Decimal(0),
+        seller="fresh_seller",
+        seller_feedback=3,
+        seller_positive_pct=Decimal(100),
+        location="United States",
+        end_time=NOW + timedelta(days=20),
+    )
+    items = [
+        replace(base, item_id=f"78{i:04d}", url=f"https://www.ebay.com/itm/78{i:04d}")
+        for i in range(5)
+    ]
+    p100 = "NVIDIA Tesla P100 16GB PCIe GPU Accelerator"
+    items[0] = replace(items[0], title=p100, end_time=NOW + timedelta(minutes=30))
+    norms = [default_normalizer().normalize(p100), *[norm] * 4]
+    skus = {s.sku: s for s in load_catalog()}
+    filters = [RankFilters(limit=50, explain_top=50)]
+    with Session(engine) as session:
+        save_listings(
+            session, list(zip(items, norms, strict=True)), search="s", run_id=None, now=NOW
+        )
+        session.commit()
+
+        def flagged(when: datetime) -> set[str]:
+            (kept,) = rank_stored_many(session, skus, SETTINGS, now=when, filters=filters)
+            (full,) = rank_stored_many(
+                session, skus, SETTINGS, now=when, filters=filters, kept=False
+            )
+            session.commit()
+            assert kept == full
+            views = [*kept.deals, *kept.flagged]
+            return {
+                d.item_id for d in views if any(f.code == "new_account_pattern" for f in d.flags)
+            }
+
+        before = flagged(NOW)
+        # another seller's card saved (of a card no market of theirs reads): the seller's own
+        # listings are not priced again, and its label holds (worth $5,500, 10 % over its stake)
+        soon = NOW + timedelta(minutes=10)
+        rtx = "NVIDIA GeForce RTX 3090 24GB Founders Edition"
+        other = replace(items[1], item_id="790000", url="https://www.ebay.com/itm/790000")
+        other = replace(other, title=rtx, seller="old_hand", seller_feedback=5_000)
+        found = default_normalizer().normalize(rtx)
+        save_listings(session, [(other, found)], search="s", run_id=None, now=soon)
+        session.commit()
+        meanwhile = flagged(soon)
+        later = NOW + timedelta(hours=1)
+        assert save_ended(session, now=later) == 1
+        session.commit()
+        after = flagged(later)
+        # and no kept row still carries the label: the next ranking would sort by its penalty
+        labelled = list(
+            session.scalars(select(PricedRow.listing_id).where(PricedRow.account.is_not(None)))
+        )
+
+    assert before == meanwhile == {i.item_id for i in items}
+    assert after == set()
+    assert labelled == []
+
+
+def test_a_seller_whose_record_drops_with_a_closed_listing_is_counted_again(engine):
+    # Five cards at $1,100 from a 3-feedback seller, and one of another card saved when the
+    # seller had 10: the record is 10, the stake $11,000, the $6,600 listed is not flagged.
+    # The 10-feedback listing ends and is closed: its record drops to 3 (a $5,000 stake) and
+    # the five left, $5,500, are flagged, though none of them changed.
+    title = "NVIDIA Tesla V100 SXM2 32GB GPU Accelerator"
+    p100 = "NVIDIA Tesla P100 16GB PCIe GPU Accelerator"
+    base = Listing(
+        item_id="",
+        title=title,
+        url="",
+        price=Decimal("1100.00"),
+        currency="USD",
+        buying_format=BuyingFormat.BUY_IT_NOW,
+        shipping=Decimal(0),
+        seller="fresh_seller",
+        seller_feedback=3,
+        seller_positive_pct=Decimal(100),
+        location="United States",
+        end_time=NOW + timedelta(days=20),
+    )
+    items = [
+        replace(base, item_id=f"80{i:04d}", url=f"https://www.ebay.com/itm/80{i:04d}")
+        for i in range(6)
+    ]
+    items[0] = replace(
+        items[0], title=p100, seller_feedback=10, end_time=NOW + timedelta(minutes=30)
+    )
+    normalize = default_normalizer().normalize
+    skus = {s.sku: s for s in load_catalog()}
+    filters = [RankFilters(limit=50, explain_top=50)]
+    with Session(engine) as session:
+        save_listings(
+            session, [(i, normalize(i.title)) for i in items], search="s", run_id=None, now=NOW
+        )
+        session.commit()
+
+        def flagged(when: datetime) -> set[str]:
+            (kept,) = rank_stored_many(session, skus, SETTINGS, now=when, filters=filters)
+            (full,) = rank_stored_many(
+                session, skus, SETTINGS, now=when, filters=filters, kept=False
+            )
+            session.commit()
+            assert kept == full
+            views = [*kept.deals, *kept.flagged]
+            return {
+                d.item_id for d in views if any(f.code == "new_account_pattern" for f in d.flags)
+            }
+
+        before = flagged(NOW)
+        later = NOW + timedelta(hours=1)
+        assert save_ended(session, now=later) == 1
+        session.commit()
+        after = flagged(later)
+
+    assert before == set()
+    assert after == {i.item_id for i in items[1:]}
+
+
 ALERT_RULES = (
     AlertRule("cheap-v100", ("x",), skus=(V100_16, V100_32), max_price=Decimal(250),
               min_discount=0.15),
