@@ -139,12 +139,13 @@ def load_asking(
 
 
 def load_sellers_under(
-    session: Session, feedback: int, *, sellers: Collection[str]
+    session: Session, feedback: int, *, sellers: Collection[str] | None = None
 ) -> list[tuple[int, str, int, int, Decimal, str | None]]:
     """(listing id, seller, feedback, quantity, unit price, account label) of the priced rows
-    of ``sellers`` (by the index on the seller) while under ``feedback``: the only ones a
-    new-account pattern can flag. Read off the priced rows (each keeps its listing's seller,
-    feedback and lot size as it was priced: the row is written again whenever they change)."""
+    of sellers with less than ``feedback``: the only ones a new-account pattern can flag;
+    with ``sellers``, of those alone (by the index on the seller). Read off the priced rows
+    (each keeps its listing's seller, feedback and lot size as it was priced: the row is
+    written again whenever they change)."""
     stmt = select(
         PricedRow.listing_id,
         PricedRow.seller,
@@ -152,29 +153,19 @@ def load_sellers_under(
         PricedRow.quantity,
         PricedRow.unit_price,
         PricedRow.account,
-    ).where(IS_PRICED, PricedRow.seller.is_not(None), PricedRow.seller_feedback < feedback)
-    chunks = [stmt.where(PricedRow.seller.in_(c)) for c in batches(sorted(sellers), CHUNK)]
+    ).where(
+        PricedRow.inputs.is_not(None),  # priced (only a priced row packs them), not by its index
+        PricedRow.seller.is_not(None),
+        PricedRow.seller_feedback < feedback,
+    )
+    if sellers is None:
+        chunks = [stmt]
+    else:
+        chunks = [stmt.where(PricedRow.seller.in_(c)) for c in batches(sorted(sellers), CHUNK)]
     return [
         (i, str(s), int(f or 0), int(q or 0), Decimal(str(p)), a)
         for chunk in chunks
         for i, s, f, q, p, a in session.connection().execute(chunk)
-    ]
-
-
-def load_seller_stakes(session: Session, feedback: int) -> list[tuple[str, int, float, bool]]:
-    """Per seller with less than ``feedback``: the highest feedback of its priced rows, what
-    they are worth together (unit price × lot size, summed as floats: an estimate for the
-    caller to test with a margin, never a price) and whether one carries a new-account label."""
-    worth = func.sum(cast(PricedRow.unit_price, Float) * PricedRow.quantity)
-    labelled = func.max(case((PricedRow.account.is_not(None), 1), else_=0))
-    stmt = (
-        select(PricedRow.seller, func.max(PricedRow.seller_feedback), worth, labelled)
-        .where(IS_PRICED, PricedRow.seller.is_not(None), PricedRow.seller_feedback < feedback)
-        .group_by(PricedRow.seller)
-    )
-    return [
-        (str(s), int(f or 0), float(w or 0), bool(label))
-        for s, f, w, label in session.connection().execute(stmt)
     ]
 
 

@@ -42,10 +42,6 @@ class ScamRules:
     stake_per_feedback: Decimal  # …nor for less than this per feedback (feedback + 1)
     vouched_feedback: int  # a seller with this much feedback is never flagged
 
-    def stake_needed(self, feedback: int) -> Decimal:
-        """What a seller with ``feedback`` must list together to be flagged."""
-        return max(self.stake_floor, self.stake_per_feedback * (feedback + 1))
-
 
 @cache
 def load_scam_rules() -> ScamRules:
@@ -154,5 +150,5 @@ def new_accounts(
             f"worth {fmt.money(worth[seller], settings.currency)} at once"
         )
         for seller, n in count.items()
-        if worth[seller] >= rules.stake_needed(record[seller])
+        if worth[seller] >= max(rules.stake_floor, rules.stake_per_feedback * (record[seller] + 1))
     }

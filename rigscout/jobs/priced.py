@@ -50,7 +50,6 @@ from db.priced_rows import (
     load_part_prices,
     load_rows,
     load_rows_priced_against,
-    load_seller_stakes,
     load_sellers_under,
     load_stale_rows,
     save_priced,
@@ -402,22 +401,13 @@ def _settle_accounts(
     """The new-account pattern's sellers (``ranking.market.scam.new_accounts``) over every priced
     listing; each kept row whose label no longer holds is taken to be priced again.
 
-    A label reads its seller's listings alone, so the listings read are those of the sellers
-    it may concern: the sellers of ``todo``, and those whose kept rows are worth nearly their
-    stake or carry a label (by the sums of ``load_seller_stakes``, with a margin for their
-    rounding; the others cannot be flagged). ``kept``: the sellers' labels when only the
-    listings of ``todo`` changed since they were counted (auctions that ended): only their
+    ``kept``: the sellers' labels when only the listings of ``todo`` changed since they were
+    counted (auctions that ended): a label reads its seller's listings alone, so only their
     sellers are counted again, the others keep theirs."""
     rules = load_scam_rules()
-    sellers = {str(row.seller) for (row, _, _), _ in todo.values() if row.seller}
-    if kept is None:
-        sellers |= {
-            seller
-            for seller, record, worth, labelled in load_seller_stakes(
-                session, rules.vouched_feedback
-            )
-            if labelled or worth >= float(rules.stake_needed(record)) * (1 - _CLOSE)
-        }
+    sellers = (
+        None if kept is None else {str(r.seller) for (r, _, _), _ in todo.values() if r.seller}
+    )
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
     labels: dict[int, tuple[str, str | None]] = {}
     for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
@@ -431,15 +421,10 @@ def _settle_accounts(
             price = landing.landed.unit_price
             listings.append((row.seller, row.seller_feedback, row.quantity, price))
     accounts = new_accounts(listings, settings, rules)
-    if kept is not None:
+    if kept is not None and sellers is not None:
         accounts = {s: label for s, label in kept.items() if s not in sellers} | accounts
     take(load_rows(session, [i for i, (s, label) in labels.items() if accounts.get(s) != label]))
     return accounts
-
-
-# A float sum of a seller's listings is this close to the exact one (summed in Decimal) and
-# more: a seller whose estimate is this much under its stake is read exactly.
-_CLOSE = 1e-6
 
 
 @cache
