@@ -44,6 +44,9 @@ CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
 _JOINED = ListingRow.id == PricedRow.listing_id
 IS_PRICED = PricedRow.outcome == "priced"
+# The same rows (only a priced row packs score inputs), without the outcome's index: a reader
+# of most priced rows reads the table through, in the order it is stored.
+PACKED = PricedRow.inputs.is_not(None)
 
 Stale = tuple["ActiveRow", int, "datetime | None"]  # the row, its observation, its changed_at
 
@@ -154,7 +157,7 @@ def load_sellers_under(
         PricedRow.unit_price,
         PricedRow.account,
     ).where(
-        PricedRow.inputs.is_not(None),  # priced (only a priced row packs them), not by its index
+        PACKED,
         PricedRow.seller.is_not(None),
         PricedRow.seller_feedback < feedback,
     )
@@ -213,11 +216,7 @@ def load_columns(session: Session) -> PricedColumns:
     listings half the read) and taken apart column-wise: the per-row Python work is what the
     ranking waits for.
     """
-    # "inputs IS NOT NULL" is "priced" (only a priced row packs them), without the outcome's
-    # index: the table is read through, in the order it is stored.
-    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(
-        PricedRow.inputs.is_not(None)
-    )
+    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(PACKED)
     sql = str(stmt.compile(session.get_bind(), compile_kwargs={"literal_binds": True}))
     result = session.connection().exec_driver_sql(sql)
     try:
