@@ -92,14 +92,43 @@ def summary(plan: Plan) -> str:
 
 
 def explain_plans(plans: Sequence[Plan], *, more: bool = False) -> list[Plan]:
-    """Each plan with its sentence, comparing it with the plan after it; ``more``: plans
-    beyond the last one shown exist (the last sentence says how to see them)."""
+    """Each plan with its sentence, comparing it with the plan after it, and with the cheapest
+    plan further down where that one is cheaper than the next (a list ordered by the profile
+    can put a cheaper rig several places lower: said once, by the first plan it concerns);
+    ``more``: plans beyond the last one shown exist (the last sentence says how to see them)."""
     explained = []
+    said: set[int] = set()
+    numbered = list(enumerate(plans, 1))
     for i, plan in enumerate(plans):
         following = plans[i + 1] if i + 1 < len(plans) else None
         explanation = render_explanation(plan, following, more=more)
+        cheaper = cheaper_below(numbered[i + 1 :])
+        if cheaper is not None and cheaper[0] not in said:
+            said.add(cheaper[0])
+            explanation += render_cheaper_below(plan, *cheaper)
         explained.append(replace(plan, explanation=explanation))
     return explained
+
+
+def cheaper_below(below: Sequence[tuple[int, Plan]]) -> tuple[int, Plan] | None:
+    """The cheapest of the plans ``below`` (numbered as shown), where it is not the next one
+    and costs less than the next one."""
+    if len(below) < 2:
+        return None
+    cheapest = min(below[1:], key=lambda numbered: numbered[1].total)
+    return cheapest if cheapest[1].total < below[0][1].total else None
+
+
+def render_cheaper_below(plan: Plan, place: int, cheapest: Plan) -> str:
+    """A sentence on a plan listed at ``place`` that is cheaper than the one after ``plan``."""
+    other = f"#{place}, {summary(cheapest)} at {fmt.money(cheapest.total, cheapest.currency)}"
+    gap = cheapest.total - plan.total
+    if gap > 0:
+        return f" The cheapest plan below it is {other}: {fmt.money(gap, plan.currency)} more."
+    if gap == 0:
+        return f" {other} costs the same but comes after it."
+    dearer = fmt.money(-gap, plan.currency)
+    return f" {other} costs {dearer} less but comes after it: {_trade(plan, cheapest)}."
 
 
 def render_explanation(plan: Plan, following: Plan | None, *, more: bool = False) -> str:
