@@ -284,6 +284,22 @@ class PricedRow(Base):
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
+class ScoreColumnsRow(Base):
+    """The priced rows' score inputs kept as columns (``db/score_columns.py``): a base (every
+    packed row at the time) and, after it, the changes each save made, in the order saved."""
+
+    __tablename__ = "score_columns"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    base: Mapped[bool] = mapped_column(Boolean)
+    width: Mapped[int] = mapped_column(Integer)  # values packed per listing when written
+    ids: Mapped[bytes] = mapped_column(LargeBinary)  # int64, the listings written
+    removed: Mapped[bytes] = mapped_column(LargeBinary)  # int64, the listings gone or unpacked
+    skus: Mapped[str] = mapped_column(Text)  # JSON list: the SKU of each code
+    codes: Mapped[bytes] = mapped_column(LargeBinary)  # int32, each written listing's SKU code
+    inputs: Mapped[bytes] = mapped_column(LargeBinary)  # float64, ``width`` per written listing
+
+
 class AskingDayRow(Base):
     """One SKU's landed asking range on one day that has ended, as the report's price history
     shows it (``rigscout/outputs/report/asking.py``: valid while its ``state`` row holds)."""

@@ -9,14 +9,14 @@ still ahead; its market digest and account label are checked by the caller (they
 markets and the other listings).
 
 After ``delete_unranked`` the table holds the ranked listings only, so the readers of a ranking
-(``load_columns``, ``load_outcomes``, ``load_part_prices``) read it alone, without a join.
+(``load_outcomes``, ``load_part_prices``, and ``db.score_columns.load_columns`` through the
+changes each save records there) read it alone, without a join.
 """
 
 from __future__ import annotations
 
 import contextlib
 from decimal import Decimal
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Float, case, cast, delete, func, or_, select, tuple_
@@ -27,7 +27,7 @@ from db.latest import IS_LATEST, LATEST
 from db.models import ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
 from db.ranked import RANKED
-from ranking.kept import PricedColumns
+from db.score_columns import IS_PRICED, PACKED, record_changes
 from ranking.rows import TitleReading
 
 if TYPE_CHECKING:
@@ -43,10 +43,6 @@ if TYPE_CHECKING:
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
 _JOINED = ListingRow.id == PricedRow.listing_id
-IS_PRICED = PricedRow.outcome == "priced"
-# The same rows (only a priced row packs score inputs), without the outcome's index: a reader
-# of most priced rows reads the table through, in the order it is stored.
-PACKED = PricedRow.inputs.is_not(None)
 
 Stale = tuple["ActiveRow", int, "datetime | None"]  # the row, its observation, its changed_at
 
@@ -183,6 +179,7 @@ def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     )
     for chunk in batches(rows, 5_000):
         session.execute(upsert, list(chunk))
+    record_changes(session, written=[(r["listing_id"], r["sku"], r["inputs"]) for r in rows])
 
 
 def delete_unranked(session: Session, *, saved_after: int | None = None) -> None:
@@ -195,7 +192,7 @@ def delete_unranked(session: Session, *, saved_after: int | None = None) -> None
         stmt = stmt.where(
             PricedRow.listing_id.in_(select(ListingRow.id).where(_saved_items(saved_after)))
         )
-    session.execute(stmt)
+    record_changes(session, removed=session.scalars(stmt.returning(PricedRow.listing_id)))
 
 
 def _saved_items(saved_after: int) -> ColumnElement[bool]:
@@ -207,30 +204,6 @@ def _saved_items(saved_after: int) -> ColumnElement[bool]:
 def load_expired(session: Session, now: datetime) -> list[int]:
     """The rows whose price has expired (an auction whose time bucket moved, or that ended)."""
     return list(session.scalars(select(PricedRow.listing_id).where(PricedRow.valid_until <= now)))
-
-
-def load_columns(session: Session) -> PricedColumns:
-    """Every priced row's score inputs, as arrays.
-
-    Fetched from the driver's cursor (no result rows or type processing: at a million
-    listings half the read) and taken apart column-wise: the per-row Python work is what the
-    ranking waits for.
-    """
-    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(PACKED)
-    sql = str(stmt.compile(session.get_bind(), compile_kwargs={"literal_binds": True}))
-    result = session.connection().exec_driver_sql(sql)
-    try:
-        rows = result.cursor.fetchall()
-    finally:
-        result.close()
-    if not rows:
-        return PricedColumns.unpack([], [], (), b"")
-    # a column at a time (``zip(*rows)`` passes every row as an argument: five times slower)
-    ids, codes = list(map(itemgetter(0), rows)), list(map(itemgetter(1), rows))
-    skus = tuple(dict.fromkeys(codes))
-    index = {code: i for i, code in enumerate(skus)}
-    inputs = b"".join(map(itemgetter(2), rows))
-    return PricedColumns.unpack(ids, list(map(index.__getitem__, codes)), skus, inputs)
 
 
 def load_exact_landed(session: Session, listing_ids: Iterable[int]) -> dict[int, Decimal]:

@@ -13,9 +13,10 @@ from ranking.kept.market_cache import (
     sold_side_from_json,
     sold_side_to_json,
 )
-from ranking.kept.shortlist import PricedColumns, pack_inputs, shortlist
+from ranking.kept.shortlist import WIDTH, PricedColumns, pack_inputs, shortlist
 
 __all__ = [
+    "WIDTH",
     "MarketDigests",
     "PricedColumns",
     "chassis_from_json",

@@ -72,9 +72,14 @@ class PricedColumns:
 
     @classmethod
     def unpack(
-        cls, listing_id: Sequence[int], sku: Sequence[int], skus: Sequence[str], inputs: bytes
+        cls,
+        listing_id: Sequence[int] | NDArray[np.int64],
+        sku: Sequence[int] | NDArray[np.int32],
+        skus: Sequence[str],
+        inputs: bytes | NDArray[np.float64],
     ) -> PricedColumns:
-        """The columns from each listing's id, SKU index and ``pack_inputs`` (concatenated)."""
+        """The columns from each listing's id, SKU index and ``pack_inputs`` (concatenated,
+        or as a table of ``WIDTH`` columns)."""
         table = np.frombuffer(inputs, dtype=np.float64).reshape(len(listing_id), WIDTH)
         flag = table[:, 5:10] != 0
         return cls(

@@ -42,7 +42,6 @@ from db.latest import load_last_saved
 from db.priced_rows import (
     delete_unranked,
     load_asking,
-    load_columns,
     load_digests,
     load_exact_landed,
     load_expired,
@@ -55,6 +54,7 @@ from db.priced_rows import (
     save_priced,
 )
 from db.rank_rows import load_active_rows, load_unmatched_count
+from db.score_columns import load_columns
 from db.state import load_state, save_state
 from ranking.kept import (
     MarketDigests,
