@@ -630,11 +630,13 @@ def rank_with_pandas(config: Path, now: datetime, *, fair: bool = False) -> list
         return _rank_with_pandas(settings, now, fair=fair)
 
 
-# Each listing's newest observation, as the store's saves keep it (db/latest.py).
+# Each listing's newest observation, as the store's saves keep it (db/latest.py), and the
+# listing stamped as saved (``saved_seq``), as every save stamps it: without the stamp the
+# first ranking after a run found no mark to start from and checked every priced row.
 LATEST_SQL = """
 UPDATE listings SET latest_observation_id = (
   SELECT n.id FROM observations n WHERE n.listing_id = listings.id
-  ORDER BY n.observed_at DESC, n.id DESC LIMIT 1)
+  ORDER BY n.observed_at DESC, n.id DESC LIMIT 1), saved_seq = 1
 """
 # The newest observation of each active listing, picked in SQL the way the store picks it
 # (the kept ``latest_observation_id``).
