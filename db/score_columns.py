@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from numpy.typing import NDArray
-    from sqlalchemy import Row
+    from sqlalchemy import Select
     from sqlalchemy.orm import Session
 
 IS_PRICED = PricedRow.outcome == "priced"
@@ -181,9 +181,9 @@ def load_kept(session: Session) -> Columns | None:
         ScoreColumnsRow.inputs,
         count,
     ).order_by(ScoreColumnsRow.seq)
-    rows = session.execute(stmt).all()
-    bases = [i for i, row in enumerate(rows) if row.base]
-    if not bases or any(row.width != WIDTH for row in rows[bases[-1] :]):
+    rows = _fetch_binary(session, stmt)
+    bases = [i for i, row in enumerate(rows) if row[1]]  # (seq, base, width, ...)
+    if not bases or any(row[2] != WIDTH for row in rows[bases[-1] :]):
         return None
     first, *later = (_change(row) for row in rows[bases[-1] :])
     base = Columns(first.ids, first.codes, first.skus, first.table)
@@ -191,13 +191,27 @@ def load_kept(session: Session) -> Columns | None:
     return columns if len(columns.ids) == rows[0][-1] else None
 
 
-def _change(row: Row[Any]) -> Change:
+def _fetch_binary(session: Session, stmt: Select[Any]) -> list[Any]:
+    """The rows of ``stmt`` (no parameters), blobs as bytes. On PostgreSQL they are fetched in
+    the binary format: a 43 MB blob took 0.4-0.85 s as hex text, 0.13 s as bytes."""
+    connection = session.connection()
+    sql = str(stmt.compile(connection, compile_kwargs={"literal_binds": True}))
+    if connection.dialect.name != "postgresql":
+        return list(connection.exec_driver_sql(sql))
+    raw: Any = connection.connection.driver_connection
+    with raw.cursor(binary=True) as cursor:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+
+
+def _change(row: Sequence[Any]) -> Change:
+    _seq, _base, _width, ids, removed, skus, codes, inputs, _count = row
     return Change(
-        ids=np.frombuffer(bytes(row.ids), dtype=np.int64),
-        codes=np.frombuffer(bytes(row.codes), dtype=np.int32),
-        skus=tuple(json.loads(row.skus)),
-        table=_table(bytes(row.inputs)),
-        removed=np.frombuffer(bytes(row.removed), dtype=np.int64),
+        ids=np.frombuffer(bytes(ids), dtype=np.int64),
+        codes=np.frombuffer(bytes(codes), dtype=np.int32),
+        skus=tuple(json.loads(skus)),
+        table=_table(bytes(inputs)),
+        removed=np.frombuffer(bytes(removed), dtype=np.int64),
     )
 
 
