@@ -8,8 +8,9 @@ table, written by that save in its transaction (``record_changes``, called by
 no longer packed. ``load_columns`` reads the last base and the changes after it in one
 statement, applies them in order, and checks the result against the count of priced rows (by
 the index on the outcome) read in the same statement; where there is no base, or it does not
-add up (a row changed by other means), it reads the table through instead. A save writes a new base
-once the changes after the last one hold an eighth as many rows, so a reader applies few.
+add up (a row changed by other means), it reads the table through instead. A save writes a
+new base once the changes after the last one hold half as many rows: a reader applies at most
+that many, and pricing a whole store again writes a base a few times, not at every save.
 
 On PostgreSQL the writers take one transaction-scoped advisory lock before they append, so
 changes are numbered in the order they commit; SQLite has one writer at a time.
@@ -41,7 +42,7 @@ IS_PRICED = PricedRow.outcome == "priced"
 # that index (``IS_PRICED``): a partial index of these made SQLite read the table through it.
 PACKED = PricedRow.inputs.is_not(None)
 _LOCK = 7_213_905_101  # pg_advisory_xact_lock key of the score columns' writers
-_REBASE_SHARE = 8  # a new base once the changes hold 1/8 as many rows as it
+_REBASE_SHARE = 2  # a new base once the changes hold half as many rows as it
 _MOST_CHANGES = 256  # or once there are this many changes after it
 _FEWEST_REBASED = 5_000  # changes of fewer rows never make a new base
 
