@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from numpy.typing import NDArray
-    from sqlalchemy import Select
+    from sqlalchemy import ClauseElement
     from sqlalchemy.orm import Session
 
 IS_PRICED = PricedRow.outcome == "priced"
@@ -106,18 +106,11 @@ def load_columns(session: Session) -> PricedColumns:
 
 
 def load_columns_through(session: Session) -> Columns:
-    """The packed rows read from the table itself, row by row.
-
-    Fetched from the driver's cursor (no result rows or type processing) and taken apart
-    column-wise: the per-row Python work is what the ranking waits for.
-    """
-    stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(PACKED)
-    sql = str(stmt.compile(session.get_bind(), compile_kwargs={"literal_binds": True}))
-    result = session.connection().exec_driver_sql(sql)
-    try:
-        rows = result.cursor.fetchall()
-    finally:
-        result.close()
+    """The packed rows read from the table itself, row by row, taken apart column-wise: the
+    per-row Python work is what the ranking waits for."""
+    rows = _fetch(
+        session, select(PricedRow.listing_id, PricedRow.sku, PricedRow.inputs).where(PACKED)
+    )
     # a column at a time (``zip(*rows)`` passes every row as an argument: five times slower)
     codes = list(map(itemgetter(1), rows))
     skus = tuple(dict.fromkeys(codes))
@@ -182,7 +175,7 @@ def load_kept(session: Session) -> Columns | None:
         ScoreColumnsRow.inputs,
         count,
     ).order_by(ScoreColumnsRow.seq)
-    rows = _fetch_binary(session, stmt)
+    rows = _fetch(session, stmt)
     bases = [i for i, row in enumerate(rows) if row[1]]  # (seq, base, width, ...)
     if not bases or any(row[2] != WIDTH for row in rows[bases[-1] :]):
         return None
@@ -192,17 +185,22 @@ def load_kept(session: Session) -> Columns | None:
     return columns if len(columns.ids) == rows[0][-1] else None
 
 
-def _fetch_binary(session: Session, stmt: Select[Any]) -> list[Any]:
-    """The rows of ``stmt`` (no parameters), blobs as bytes. On PostgreSQL they are fetched in
-    the binary format: a 43 MB blob took 0.4-0.85 s as hex text, 0.13 s as bytes."""
+def _fetch(session: Session, stmt: ClauseElement) -> list[Any]:
+    """The rows of ``stmt`` (no parameters) from the driver's cursor: no result rows or type
+    processing, blobs as bytes. On PostgreSQL they are fetched in the binary format: a 43 MB
+    blob took 0.4-0.85 s as hex text, 0.13 s as bytes."""
     connection = session.connection()
     sql = str(stmt.compile(connection, compile_kwargs={"literal_binds": True}))
-    if connection.dialect.name != "postgresql":
-        return list(connection.exec_driver_sql(sql))
-    raw: Any = connection.connection.driver_connection
-    with raw.cursor(binary=True) as cursor:
-        cursor.execute(sql)
-        return list(cursor.fetchall())
+    if connection.dialect.name == "postgresql":
+        raw: Any = connection.connection.driver_connection
+        with raw.cursor(binary=True) as cursor:
+            cursor.execute(sql)
+            return list(cursor.fetchall())
+    result = connection.exec_driver_sql(sql)
+    try:
+        return list(result.cursor.fetchall())
+    finally:
+        result.close()
 
 
 def _change(row: Sequence[Any]) -> Change:
