@@ -67,10 +67,7 @@ class Columns:
 class Change:
     """What one save did: listings written (packed) and listings gone or no longer packed."""
 
-    ids: NDArray[np.int64]
-    codes: NDArray[np.int32]
-    skus: tuple[str, ...]
-    table: NDArray[np.float64]
+    written: Columns
     removed: NDArray[np.int64]
 
 
@@ -133,13 +130,14 @@ def apply_changes(base: Columns, changes: Sequence[Change]) -> Columns:
     event_ids, event_rows, codes, tables = [], [], [], []
     written = 0
     for change in changes:
+        new = change.written
         # removals first: no save both writes and removes one listing
-        event_ids += [change.removed, change.ids]
-        event_rows += [np.full(len(change.removed), -1), written + np.arange(len(change.ids))]
-        written += len(change.ids)
-        mapped = np.array([index.setdefault(s, len(index)) for s in change.skus], dtype=np.int32)
-        codes.append(mapped[change.codes] if len(change.codes) else change.codes)
-        tables.append(change.table)
+        event_ids += [change.removed, new.ids]
+        event_rows += [np.full(len(change.removed), -1), written + np.arange(len(new.ids))]
+        written += len(new.ids)
+        mapped = np.array([index.setdefault(s, len(index)) for s in new.skus], dtype=np.int32)
+        codes.append(mapped[new.codes] if len(new.codes) else new.codes)
+        tables.append(new.table)
     skus = list(index)
     ids, rows = np.concatenate(event_ids), np.concatenate(event_rows)
     order = np.lexsort((np.arange(len(ids)), ids))  # by listing, then in the order saved
@@ -179,20 +177,19 @@ def load_kept(session: Session) -> Columns | None:
     if not bases or any(row[2] != WIDTH for row in rows[bases[-1] :]):
         return None
     first, *later = (_change(row) for row in rows[bases[-1] :])
-    base = Columns(first.ids, first.codes, first.skus, first.table)
-    columns = apply_changes(base, later)
+    columns = apply_changes(first.written, later)
     return columns if len(columns.ids) == rows[0][-1] else None
 
 
 def _change(row: Sequence[Any]) -> Change:
     _seq, _base, _width, ids, removed, skus, codes, inputs, _count = row
-    return Change(
+    written = Columns(
         ids=np.frombuffer(bytes(ids), dtype=np.int64),
         codes=np.frombuffer(bytes(codes), dtype=np.int32),
         skus=tuple(json.loads(skus)),
         table=_table(bytes(inputs)),
-        removed=np.frombuffer(bytes(removed), dtype=np.int64),
     )
+    return Change(written, removed=np.frombuffer(bytes(removed), dtype=np.int64))
 
 
 def _rebase_when_due(session: Session) -> None:

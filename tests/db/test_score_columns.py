@@ -151,13 +151,13 @@ def test_a_base_is_written_again_only_once_the_changes_are_many(engine: Engine) 
 
 def test_the_last_change_of_a_listing_holds() -> None:
     def change(ids: list[int], skus: tuple[str, ...], removed: list[int] = []) -> Change:  # noqa: B006
-        return Change(
+        written = Columns(
             ids=np.array(ids, dtype=np.int64),
             codes=np.zeros(len(ids), dtype=np.int32),
             skus=skus,
             table=np.full((len(ids), WIDTH), float(len(skus[0]) if skus else 0)),
-            removed=np.array(removed, dtype=np.int64),
         )
+        return Change(written, removed=np.array(removed, dtype=np.int64))
 
     base = Columns(
         ids=np.array([1, 2, 3], dtype=np.int64),
