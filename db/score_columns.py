@@ -125,8 +125,7 @@ def apply_changes(base: Columns, changes: Sequence[Change]) -> Columns:
     """``base`` after ``changes``, in order: the last change of a listing holds."""
     if not changes:
         return base
-    skus = list(base.skus)
-    index = {sku: i for i, sku in enumerate(skus)}
+    index = {sku: i for i, sku in enumerate(base.skus)}  # grows with the changes' new SKUs
     event_ids, event_rows, codes, tables = [], [], [], []
     written = 0
     for change in changes:
@@ -138,7 +137,6 @@ def apply_changes(base: Columns, changes: Sequence[Change]) -> Columns:
         mapped = np.array([index.setdefault(s, len(index)) for s in new.skus], dtype=np.int32)
         codes.append(mapped[new.codes] if len(new.codes) else new.codes)
         tables.append(new.table)
-    skus = list(index)
     ids, rows = np.concatenate(event_ids), np.concatenate(event_rows)
     order = np.lexsort((np.arange(len(ids)), ids))  # by listing, then in the order saved
     ids, rows = ids[order], rows[order]
@@ -152,7 +150,7 @@ def apply_changes(base: Columns, changes: Sequence[Change]) -> Columns:
             codes=np.concatenate([base.codes[kept], np.concatenate(codes)[rows[added]]]).astype(
                 np.int32
             ),
-            skus=tuple(skus),
+            skus=tuple(index),
             table=np.concatenate([base.table[kept], np.concatenate(tables)[rows[added]]]),
         )
     )
