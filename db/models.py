@@ -30,6 +30,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    cast,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -284,6 +285,13 @@ class PricedRow(Base):
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
+# A priced row's unit price as a float, in price order by the index on it: the cheapest for-parts
+# and accessory listings are the first of those with the "part" outcome, found without sorting
+# all of them (``db.priced_rows.load_part_prices``; migration 0016).
+APPROX_UNIT_PRICE = cast(PricedRow.unit_price, Float)
+Index("ix_priced_outcome_price", PricedRow.outcome, APPROX_UNIT_PRICE)
+
+
 class ScoreColumnsRow(Base):
     """The priced rows' score inputs kept as columns (``db/score_columns.py``): a base (every
     packed row at the time) and, after it, the changes each save made, in the order saved."""
@@ -317,6 +325,10 @@ class SoldPointRow(Base):
     weight (``rigscout/outputs/report/sold.py``: valid while its ``state`` row holds)."""
 
     __tablename__ = "sold_points"
+    # A report reads them all in (SKU, day) order: by this index, not sorted (migration 0016).
+    __table_args__ = (
+        Index("ix_sold_points_sku_day", "sku", "day", "listing_id", "price", "weight"),
+    )
 
     listing_id: Mapped[int] = mapped_column(Integer, primary_key=True)  # the sale's listing
     sku: Mapped[str] = mapped_column(String(64))

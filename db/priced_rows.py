@@ -19,12 +19,12 @@ import contextlib
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Float, case, cast, delete, func, or_, select, tuple_
+from sqlalchemy import case, delete, func, or_, select, tuple_
 
 from db.batches import batches
 from db.dialect import driver_rows, upsert_insert
 from db.latest import IS_LATEST, LATEST
-from db.models import ListingRow, PricedRow
+from db.models import APPROX_UNIT_PRICE, ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
 from db.ranked import RANKED
 from db.score_columns import IS_PRICED, PACKED, record_changes
@@ -73,14 +73,16 @@ def load_stale_rows(
     found = _stale(session, stmt.where(_saved_items(saved_after)), read=True)
     seen = {row.listing_id for row, _, _ in found}
     expired = [i for i in load_expired(session, now) if i not in seen]
-    return found + load_rows(session, expired)
+    return found + load_rows(session, expired, basis=basis)
 
 
-def load_rows(session: Session, listing_ids: Collection[int]) -> list[Stale]:
-    """These ranked listings, to be priced (again)."""
+def load_rows(session: Session, listing_ids: Collection[int], *, basis: str) -> list[Stale]:
+    """These ranked listings, to be priced (again), each with its title's kept reading where
+    it still holds under ``basis`` (``_kept_reading``)."""
+    stmt = _rows(_kept_reading(basis)).outerjoin(PricedRow, _JOINED).where(RANKED)
     found: list[Stale] = []
     for chunk in batches(sorted(listing_ids), CHUNK):
-        found += _stale(session, _rows().where(RANKED, ListingRow.id.in_(chunk)))
+        found += _stale(session, stmt.where(ListingRow.id.in_(chunk)), read=True)
     return found
 
 
@@ -235,7 +237,7 @@ def load_part_prices(
     parts = PricedRow.outcome == "part"
     if sku is not None:
         parts &= PricedRow.sku == sku
-    approx = cast(PricedRow.unit_price, Float)
+    approx = APPROX_UNIT_PRICE
     nth = session.scalar(select(approx).where(parts).order_by(approx).offset(count - 1).limit(1))
     stmt = select(PricedRow.unit_price, PricedRow.listing_id).where(parts)
     if nth is not None:

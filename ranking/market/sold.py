@@ -19,6 +19,7 @@ The strength of the reference is its evidence tier:
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
@@ -153,16 +154,23 @@ def weighted_median(points: Iterable[tuple[Decimal, Decimal]]) -> Decimal | None
     With equal weights this is the ordinary median: [100, 200] gives 150.
     """
     ordered = sorted(points, key=_price)
-    return _median_of(ordered, sum([w for _, w in ordered], Decimal(0)))
+    return _median_of(ordered, _running(ordered))
 
 
-def _median_of(ordered: Sequence[tuple[Decimal, Decimal]], total: Decimal) -> Decimal | None:
-    """``weighted_median`` of points already in order, whose weights sum to ``total``."""
-    if not ordered or total <= 0:
+def _running(ordered: Sequence[tuple[Decimal, Decimal]]) -> list[Decimal]:
+    """The running total of the points' weights (never falling: weights are not negative)."""
+    return list(accumulate([w for _, w in ordered]))
+
+
+def _median_of(
+    ordered: Sequence[tuple[Decimal, Decimal]], running: Sequence[Decimal]
+) -> Decimal | None:
+    """``weighted_median`` of points already in order, with their running weights."""
+    if not ordered or running[-1] <= 0:
         return None
     return (
-        _quantile(ordered, total, _HALF, strict=False)
-        + _quantile(ordered, total, _HALF, strict=True)
+        _quantile(ordered, running, _HALF, strict=False)
+        + _quantile(ordered, running, _HALF, strict=True)
     ) / 2
 
 
@@ -240,12 +248,12 @@ def _market(
     if len(kept) < settings.min_sales:
         return None
     ordered = sorted([(p.price, p.weight) for p in kept], key=_price)
-    total = sum([w for _, w in ordered], Decimal(0))
-    median = _median_of(ordered, total)
+    running = _running(ordered)
+    median = _median_of(ordered, running)
     if median is None or median <= 0:
         return None
-    q1 = _quantile(ordered, total, _QUARTER, strict=False)
-    q3 = _quantile(ordered, total, _THREE_QUARTERS, strict=False)
+    q1 = _quantile(ordered, running, _QUARTER, strict=False)
+    q3 = _quantile(ordered, running, _THREE_QUARTERS, strict=False)
     market = Market(
         sku=sku,
         median=median.quantize(Decimal("0.01")),
@@ -288,21 +296,21 @@ def _log_bounds(logs: list[tuple[float, float]]) -> tuple[float, float]:
 def _float_median(points: list[tuple[float, float]]) -> float:
     """``weighted_median`` of float (value, weight) points with a positive total weight."""
     ordered = sorted(points, key=_price)
-    running = list(accumulate(w for _, w in ordered))
-    half, last = running[-1] / 2, ordered[-1][0]
-    low = next((v for (v, _), r in zip(ordered, running, strict=True) if r >= half), last)
-    high = next((v for (v, _), r in zip(ordered, running, strict=True) if r > half), last)
+    running = list(accumulate([w for _, w in ordered]))
+    half, last = running[-1] / 2, len(ordered) - 1
+    low = ordered[min(bisect_left(running, half), last)][0]
+    high = ordered[min(bisect_right(running, half), last)][0]
     return (low + high) / 2
 
 
 def _quantile(
-    ordered: Sequence[tuple[Decimal, Decimal]], total: Decimal, q: Decimal, *, strict: bool
+    ordered: Sequence[tuple[Decimal, Decimal]],
+    running: Sequence[Decimal],
+    q: Decimal,
+    *,
+    strict: bool,
 ) -> Decimal:
-    """The first price whose cumulative weight reaches (``strict``: passes) ``q`` of the total."""
-    target = total * q
-    running = Decimal(0)
-    for price, weight in ordered:
-        running += weight
-        if running > target or (not strict and running == target):
-            return price
-    return ordered[-1][0]
+    """The first price whose running weight reaches (``strict``: passes) ``q`` of the total."""
+    target = running[-1] * q
+    at = bisect_right(running, target) if strict else bisect_left(running, target)
+    return ordered[min(at, len(ordered) - 1)][0]

@@ -128,6 +128,7 @@ class Refreshed:
     markets: Mapping[str, Market]
     priced: int  # listings priced (again) to get there
     unmatched: int  # active listings no SKU matched
+    basis: str  # what the rows were priced under (``pricing_basis``)
 
 
 def refresh_priced(
@@ -163,12 +164,12 @@ def refresh_priced(
         # Nothing saved since the rows were brought up to date under these markets: only the
         # prices that expire with time (auctions) are out of date.
         markets, servers, accounts, unmatched = kept
-        take(load_rows(session, load_expired(session, now)))
+        take(load_rows(session, load_expired(session, now), basis=basis))
         digests = MarketDigests(markets, servers, skus, model_to_json(model))
         if any(_ended_under(row, landing, settings) for (row, _, _), landing in todo.values()):
             # An ended auction no longer counts toward its new-account seller's listings:
             # nothing was saved since, so only the sellers of the ones priced again are counted.
-            accounts = _settle_accounts(session, todo, settings, take, kept=accounts)
+            accounts = _settle_accounts(session, todo, settings, take, basis, kept=accounts)
             save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
     else:
         saved = load_last_saved(session)
@@ -203,7 +204,7 @@ def refresh_priced(
             for stale in load_rows_priced_against(session, moved, basis=basis)
             if stale[0].listing_id not in todo
         )
-        accounts = _settle_accounts(session, todo, settings, take)
+        accounts = _settle_accounts(session, todo, settings, take, basis)
         unmatched = load_unmatched_count(session)
         state: dict[str, object] = {
             "key": key,
@@ -221,7 +222,7 @@ def refresh_priced(
     for chunk in batches(sorted(todo), SAVED_AT_ONCE):
         rows = [_row(*todo.pop(listing_id), pricer, digests, basis) for listing_id in chunk]
         save_priced(session, rows)
-    return Refreshed(pricer, markets, priced, unmatched)
+    return Refreshed(pricer, markets, priced, unmatched, basis)
 
 
 def _price_markets(
@@ -367,14 +368,13 @@ def rank_refreshed(
         wanted_ids = {*short.deals, *short.flagged}
         todo = wanted_ids - again.keys()
         again |= {
-            p.row.listing_id: p
-            for p in _price_again(session, refreshed.pricer, todo, every=len(columns))
+            p.row.listing_id: p for p in _price_again(session, refreshed, todo, every=len(columns))
         }
         items = [again[i] for i in sorted(wanted_ids) if i in again]
         parts = parts_of.get((wanted.sku, explained))
         if parts is None:
             parts = parts_of[wanted.sku, explained] = _cheapest_parts(
-                session, wanted.sku, explained
+                session, wanted.sku, explained, refreshed.basis
             )
         priced = PricedRows(tuple(items), tuple(parts), outcomes, refreshed.markets)
         ranking = rank_priced(
@@ -395,6 +395,7 @@ def _settle_accounts(
     todo: Mapping[int, tuple[Stale, Landing]],
     settings: RankSettings,
     take: Callable[[Iterable[Stale]], None],
+    basis: str,
     *,
     kept: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
@@ -423,7 +424,8 @@ def _settle_accounts(
     accounts = new_accounts(listings, settings, rules)
     if kept is not None and sellers is not None:
         accounts = {s: label for s, label in kept.items() if s not in sellers} | accounts
-    take(load_rows(session, [i for i, (s, label) in labels.items() if accounts.get(s) != label]))
+    changed = [i for i, (s, label) in labels.items() if accounts.get(s) != label]
+    take(load_rows(session, changed, basis=basis))
     return accounts
 
 
@@ -515,14 +517,15 @@ def _over_max_price(
 
 
 def _price_again(
-    session: Session, pricer: Pricer, listing_ids: set[int], *, every: int
+    session: Session, refreshed: Refreshed, listing_ids: set[int], *, every: int
 ) -> list[Priced]:
     """These listings priced again from their rows (the shortlist's: few, unless a caller asks
     for most of the ``every`` priced listings: then they are read in one pass)."""
     if len(listing_ids) > MOST * every:
         rows = [row for row in load_active_rows(session) if row.listing_id in listing_ids]
     else:
-        rows = [row for row, _, _ in load_rows(session, listing_ids)]
+        rows = [row for row, _, _ in load_rows(session, listing_ids, basis=refreshed.basis)]
+    pricer = refreshed.pricer
     found = []
     for row in rows:
         landing = land_row(row, pricer.skus, pricer.settings, pricer.now)
@@ -532,11 +535,12 @@ def _price_again(
 
 
 def _cheapest_parts(
-    session: Session, sku: str | None, count: int
+    session: Session, sku: str | None, count: int, basis: str
 ) -> list[tuple[Decimal, ActiveRow]]:
     """The ``count`` cheapest for-parts and accessory listings (of ``sku``), with their price."""
     if count <= 0:
         return []
     cheapest = heapq.nsmallest(count, load_part_prices(session, count, sku))
-    rows = {row.listing_id: row for row, _, _ in load_rows(session, [i for _, i in cheapest])}
+    listings = [i for _, i in cheapest]
+    rows = {row.listing_id: row for row, _, _ in load_rows(session, listings, basis=basis)}
     return [(price, rows[i]) for price, i in cheapest if i in rows]

@@ -59,8 +59,6 @@ def report(
     from ranking.titles import user_skus
     from rigscout.cli.render import progress_bar
     from rigscout.outputs.report.build import write_report
-    from rigscout.outputs.report.serve import open_server
-    from rigscout.outputs.report.serve import serve as serve_forever
 
     settings = app.settings()
     folder = output_dir or settings.report.dir or DEFAULT_DIR
@@ -77,7 +75,10 @@ def report(
             f"No web browser could be opened here (no display?); open {page.resolve()} in one.",
             err=True,
         )
-    if serve:
+    if serve:  # its HTTP server and watchdog (httpx) are imported only for it
+        from rigscout.outputs.report.serve import open_server
+        from rigscout.outputs.report.serve import serve as serve_forever
+
         try:
             server = open_server(folder, port, host=host)
         except OSError as exc:

@@ -49,6 +49,30 @@ def test_weighted_median_is_the_ordinary_median_with_equal_weights(points, expec
     assert got == (None if expected is None else Decimal(expected))
 
 
+def _weighted_median_by_definition(points: list[tuple[Decimal, Decimal]]) -> Decimal:
+    """The mean of the first price (cheapest first) whose running weight reaches half the
+    total, and the first whose running weight passes it, walked one point at a time."""
+    ordered = sorted(points)
+    half = sum(w for _, w in ordered) / 2
+    running, low, high = Decimal(0), None, None
+    for price, weight in ordered:
+        running += weight
+        low = price if low is None and running >= half else low
+        high = price if high is None and running > half else high
+    return (low + (high if high is not None else ordered[-1][0])) / 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_weighted_median_is_the_mean_of_the_prices_at_half_the_weight(seed):
+    rng = random.Random(seed)
+    for _ in range(200):
+        points = [
+            (Decimal(rng.randrange(1, 60)), Decimal(rng.choice(WEIGHTS)))
+            for _ in range(rng.randrange(1, 30))
+        ]
+        assert weighted_median(points) == _weighted_median_by_definition(points)
+
+
 @pytest.mark.parametrize(
     ("best_offer", "source", "weight"),
     [(False, "page", "1"), (True, "page", "0.5"), (False, "presumed", "0.5"),
