@@ -1,10 +1,11 @@
-"""The report's kept price history: each ended day's landed asking range per SKU.
+"""The report's kept price history: each day's landed asking range per SKU.
 
-``asking_days`` holds, for every day before the ``state`` row's ``sealed`` day, the range the
-report would compute from that day's sightings; ``rigscout/outputs/report/asking.py`` decides
-when it still holds. The rows are only as good as that check: a sighting dated before the
-sealed day and saved after (``load_backdated``), or a listing that moved to another SKU, lot
-or place (``listings.history_changed_at``), computes them all again.
+``asking_days`` holds, for each day, the range the report would compute from that day's
+sightings up to the ``state`` row's ``newest`` one (every sighting, for a day before its
+``sealed`` day); ``rigscout/outputs/report/asking.py`` decides when it still holds. The rows
+are only as good as that check: a sighting dated before the sealed day and saved after
+(``load_backdated``), or a listing that moved to another SKU, lot or place
+(``listings.history_changed_at``), computes them all again.
 """
 
 from __future__ import annotations
@@ -65,12 +66,12 @@ def save_kept_days(
     state: dict[str, object],
     now: datetime,
     *,
-    replace: bool,
+    since: date | None,
 ) -> None:
-    """Add ``days`` (with ``replace``: instead of every kept one) and the state they hold under
-    (flushed, not committed)."""
-    if replace:
-        session.execute(delete(AskingDayRow))
+    """Put ``days`` in place of the kept ones from ``since`` on (None: of every kept one), and
+    the state they hold under (flushed, not committed)."""
+    dropped = delete(AskingDayRow)
+    session.execute(dropped if since is None else dropped.where(AskingDayRow.day >= since))
     values = [{"sku": s, "day": d, "low": str(lo), "high": str(hi)} for s, d, lo, hi in days]
     if values:
         session.execute(insert(AskingDayRow), values)

@@ -1,8 +1,11 @@
 """The report's asking band: per SKU and day, the range of landed asking prices seen.
 
-A day that has ended does not change: its range is kept in the store (``db/asking_days.py``)
-and the report reads today's sightings alone, where it used to group every sighting of the
-history window (most of a report's time on a large store). The kept days hold while
+A range only widens as sightings come: the ranges are kept in the store (``db/asking_days.py``)
+with the newest sighting they account for, and a report groups only the sightings saved since
+(a daily run sees every listing: at a million listings a million sightings a day, which each
+report grouped again while the day lasted), then widens the kept ranges of their days by them.
+The days before the kept ``sealed`` day hold every sighting of theirs. The kept ranges hold
+while
 
 - the basis is the same: the settings (FX rates, freight estimates) and the landed rule;
 - the window starts no earlier than the kept one;
@@ -12,12 +15,15 @@ history window (most of a report's time on a large store). The kept days hold wh
 - no sighting dated before the sealed day was saved after them (an offline replay, a backfill).
 
 Otherwise every day is computed again and kept anew. A store that refuses the write (read-only)
-only costs the next report the full computation. Either way the answer is the
-one the full computation gives (``tests/rigscout/outputs/report/test_asking_band.py``).
+only costs the next report the sightings since the last kept ones. Either way the answer is the
+one the full computation gives (``tests/rigscout/outputs/report/test_asking_band.py``). The
+collector is paused while a report is built (``rigscout.jobs.bulk``): a sighting saved with a
+lower id than one already read, by a writer still running, would not be counted.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import partial
@@ -72,39 +78,63 @@ def build_asking_days(
     today = now.astimezone(UTC).date()
     basis = pricing_basis(rank, {}, None, code=CODE)
     newest, moved = load_history_marks(session)
-    sealed = _sealed(session, basis, since, moved)
-    kept = [AskingDay(*day) for day in load_kept_days(session, since=since)] if sealed else []
-    fresh = score_asking_days(
-        load_asking_rows(session, since=max(since, sealed or since), read_through=sealed is None),
-        rank,
-    )
-    ended = [d for d in fresh if d.day < today]
-    if sealed is None or ended:
+    held = _kept_mark(session, basis, since, moved)
+    if held is None:  # every day computed again
+        kept: list[AskingDay] = []
+        rows = load_asking_rows(session, since=since, read_through=True, through=newest)
+    else:  # the kept days, and the sightings saved since they were kept
+        sealed, counted = held
+        kept = [AskingDay(*day) for day in load_kept_days(session, since=since)]
+        rows = load_asking_rows(session, since=max(since, sealed), after=counted, through=newest)
+    fresh = score_asking_days(rows, rank)
+    days = widen(kept, fresh)
+    if held is None or fresh:
         state: dict[str, object] = {
             "basis": basis,
             "start": since.isoformat(),
-            "sealed": max(today, sealed or today).isoformat(),
+            "sealed": max(today, held[0] if held else today).isoformat(),
             "newest": newest,
             "moved": moved.isoformat() if moved else None,
             # A listing may still move under the same stamp while ``now`` is not past it.
             "settled": moved is None or now > moved,
         }
-        rows = [(d.sku, d.day, d.low, d.high) for d in ended]
-        engine, replace = session.get_bind().engine, sealed is None
+        # the days the sightings read may have widened (all of them when none was kept)
+        start = None if held is None else held[0]
+        rows_kept = [(d.sku, d.day, d.low, d.high) for d in days if start is None or d.day >= start]
+        engine = session.get_bind().engine
 
         def keep_days() -> None:
-            save = partial(save_kept_days, days=rows, state=state, now=now, replace=replace)
+            save = partial(save_kept_days, days=rows_kept, state=state, now=now, since=start)
             keep_for_next(engine, save, "asking days")
 
         if later is None:
             keep_days()
         else:
             later.append(keep_days)
-    return tuple(sorted([*kept, *fresh], key=lambda d: (d.sku, d.day)))
+    return days
 
 
-def _sealed(session: Session, basis: str, since: date, moved: datetime | None) -> date | None:
-    """The day before which the kept days hold for this window, or None."""
+def widen(*parts: Iterable[AskingDay]) -> tuple[AskingDay, ...]:
+    """The ranges of ``parts`` of the same SKU and day made one (the lowest low, the highest
+    high), in (SKU, day) order: the band of the sightings behind them all."""
+    ranges: dict[tuple[str, date], AskingDay] = {}
+    for part in parts:
+        for d in part:
+            key = (d.sku, d.day)
+            had = ranges.get(key)
+            ranges[key] = (
+                d
+                if had is None
+                else replace(d, low=min(had.low, d.low), high=max(had.high, d.high))
+            )
+    return tuple(ranges[key] for key in sorted(ranges))
+
+
+def _kept_mark(
+    session: Session, basis: str, since: date, moved: datetime | None
+) -> tuple[date, int] | None:
+    """The kept days' sealed day (every day before it holds all its sightings) and the newest
+    sighting they account for, when they hold for this window; else None."""
     state = load_state(session, KEY)
     if state is None or state.get("basis") != basis:
         return None
@@ -119,7 +149,7 @@ def _sealed(session: Session, basis: str, since: date, moved: datetime | None) -
     if state.get("settled") is not True:
         return None
     before = datetime.combine(sealed, datetime.min.time(), UTC)
-    return None if load_backdated(session, after_id=newest, before=before) else sealed
+    return None if load_backdated(session, after_id=newest, before=before) else (sealed, newest)
 
 
 def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[AskingDay, ...]:

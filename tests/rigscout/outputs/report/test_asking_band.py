@@ -188,6 +188,31 @@ def test_ended_days_are_kept_and_read_back_and_equal_the_full_band_after_edits(e
     assert kept == full, "moved twice at the instant of the report"
 
 
+def test_the_day_so_far_is_kept_and_widened_by_the_sightings_saved_since(engine) -> None:
+    """A daily run sees every listing, so today's sightings are as many as the listings: a
+    report groups only those saved since the last report, and widens the kept ranges."""
+    rng = random.Random(11)
+    rank = RankSettings(fx_rates={"USD": Decimal(1), "EUR": Decimal("1.10")})
+    midnight = NOW.replace(hour=0, minute=0, second=0, microsecond=0)
+    since = (midnight - timedelta(days=3)).date()
+    for day in (3, 2, 1):
+        _run(engine, rng, midnight - timedelta(days=day, hours=-9), range(1, 30))
+    for hour in range(1, 7):  # runs through the day, some listings each, a report after each
+        at = midnight + timedelta(hours=hour)
+        _run(engine, rng, at, rng.sample(range(1, 40), 12))
+        kept, full = _both(engine, rank, since, at + timedelta(minutes=5))
+        assert kept == full, f"the report after the run at {hour}:00"
+
+    # The kept ranges are read back, today's too: one more sighting only widens them.
+    _mark_kept(engine)
+    at = midnight + timedelta(hours=8)
+    _cheapest(engine, at, price="10000.00")
+    kept, full = _both(engine, rank, since, at + timedelta(minutes=5))
+    assert [(d.sku, d.day, d.high) for d in kept] == [(d.sku, d.day, d.high) for d in full]
+    assert {d.low for d in kept} == {Decimal("1.23")}
+    assert max(d.high for d in kept) > max(d.high for d in full if d.day < at.date())
+
+
 def test_a_store_that_cannot_be_written_gives_the_full_band(tmp_path) -> None:
     path = tmp_path / "store.db"
     writable = create_engine(f"sqlite:///{path}")
