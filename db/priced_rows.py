@@ -19,12 +19,12 @@ import contextlib
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import case, delete, func, or_, select, tuple_
+from sqlalchemy import case, delete, func, or_, select, text, tuple_
 
 from db.batches import batches
 from db.dialect import driver_rows, upsert_insert
 from db.latest import IS_LATEST, LATEST
-from db.models import APPROX_UNIT_PRICE, ListingRow, PricedRow
+from db.models import APPROX_UNIT_PRICE, PART_ROWS, ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
 from db.ranked import RANKED
 from db.score_columns import IS_PRICED, PACKED, record_changes
@@ -234,12 +234,12 @@ def load_part_prices(
     """(landed unit price, listing id) of the ``count`` cheapest for-parts and accessory
     listings (of ``sku``), and of any as cheap as the last of them: the database orders them
     by the price as a float, the caller by the exact price."""
-    parts = PricedRow.outcome == "part"
+    parts: list[Any] = [text(PART_ROWS[session.get_bind().dialect.name])]  # by their index
     if sku is not None:
-        parts &= PricedRow.sku == sku
+        parts.append(PricedRow.sku == sku)
     approx = APPROX_UNIT_PRICE
-    nth = session.scalar(select(approx).where(parts).order_by(approx).offset(count - 1).limit(1))
-    stmt = select(PricedRow.unit_price, PricedRow.listing_id).where(parts)
+    nth = session.scalar(select(approx).where(*parts).order_by(approx).offset(count - 1).limit(1))
+    stmt = select(PricedRow.unit_price, PricedRow.listing_id).where(*parts)
     if nth is not None:
         stmt = stmt.where(approx <= nth + abs(nth) * 1e-9 + 1e-9)
     return [(Decimal(str(p)), int(i)) for p, i in session.execute(stmt)]

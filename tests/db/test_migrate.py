@@ -45,7 +45,7 @@ def schema_differences(engine) -> list[object]:
 
 
 def test_the_orm_schema_has_an_expression_index_to_look_up():
-    assert "ix_priced_outcome_price" in EXPRESSION_INDEXES
+    assert "ix_priced_part_price" in EXPRESSION_INDEXES
 
 
 def test_the_migrated_schema_is_exactly_the_orm_schema(engine):
