@@ -294,9 +294,8 @@ class PricedRow(Base):
 # price order, row by row: 0.7 s to 2.4 s).
 APPROX_UNIT_PRICE = cast(PricedRow.unit_price, Float)
 PART_ROWS = {"sqlite": "+outcome = 'part'", "postgresql": "outcome = 'part'"}
-PART_PRICE_INDEX = "ix_priced_part_price"
 Index(
-    PART_PRICE_INDEX,
+    "ix_priced_part_price",
     APPROX_UNIT_PRICE,
     sqlite_where=text(PART_ROWS["sqlite"]),
     postgresql_where=text(PART_ROWS["postgresql"]),

@@ -68,7 +68,7 @@ def build_asking_days(
     later: list[Callable[[], None]] | None = None,
 ) -> tuple[AskingDay, ...]:
     """Per SKU and day since ``since``, the lowest and highest landed asking price observed:
-    the ended days from the kept ones where they hold, then the days since (see the module's
+    the kept ranges where they hold, widened by the sightings saved since (see the module's
     docstring). ``keep`` False: every day computed now, nothing read or kept. ``later``: the
     keeping is appended to it for the caller to run, instead of done now (the report keeps
     them once its rankings have written: at a million listings their writes hold the store
