@@ -23,7 +23,6 @@ lower id than one already read, by a writer still running, would not be counted.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import partial
@@ -46,7 +45,7 @@ from rigscout.outputs.report.keep import keep_for_next
 from rigscout.outputs.report.records import AskingDay
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from sqlalchemy.orm import Session
 
@@ -89,17 +88,17 @@ def build_asking_days(
     fresh = score_asking_days(rows, rank)
     days = widen(kept, fresh)
     if held is None or fresh:
+        # the days the sightings read may have widened (all of them when none was kept)
+        start = None if held is None else held[0]
         state: dict[str, object] = {
             "basis": basis,
             "start": since.isoformat(),
-            "sealed": max(today, held[0] if held else today).isoformat(),
+            "sealed": max(today, start or today).isoformat(),
             "newest": newest,
             "moved": moved.isoformat() if moved else None,
             # A listing may still move under the same stamp while ``now`` is not past it.
             "settled": moved is None or now > moved,
         }
-        # the days the sightings read may have widened (all of them when none was kept)
-        start = None if held is None else held[0]
         rows_kept = [(d.sku, d.day, d.low, d.high) for d in days if start is None or d.day >= start]
         engine = session.get_bind().engine
 
@@ -117,17 +116,7 @@ def build_asking_days(
 def widen(*parts: Iterable[AskingDay]) -> tuple[AskingDay, ...]:
     """The ranges of ``parts`` of the same SKU and day made one (the lowest low, the highest
     high), in (SKU, day) order: the band of the sightings behind them all."""
-    ranges: dict[tuple[str, date], AskingDay] = {}
-    for part in parts:
-        for d in part:
-            key = (d.sku, d.day)
-            had = ranges.get(key)
-            ranges[key] = (
-                d
-                if had is None
-                else replace(d, low=min(had.low, d.low), high=max(had.high, d.high))
-            )
-    return tuple(ranges[key] for key in sorted(ranges))
+    return _widest((d.sku, d.day, d.low, d.high) for part in parts for d in part)
 
 
 def _kept_mark(
@@ -155,7 +144,13 @@ def _kept_mark(
 def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[AskingDay, ...]:
     """Per SKU and day, the range of landed unit asking prices (``ranking.landed``'s rule, the
     same as each deal's); rows in a currency without a rate are left out."""
-    ranges: dict[tuple[str, date], tuple[Decimal, Decimal]] = {}
+    return _widest(_landed(rows, rank))
+
+
+def _landed(
+    rows: Iterable[AskingRow], rank: RankSettings
+) -> Iterator[tuple[str, date, Decimal, Decimal]]:
+    """Each row's (SKU, day, landed low, landed high), where its currency has a rate."""
     for row in rows:
         shipping = Decimal(0) if row.shipping_known else None
         ends = [
@@ -171,9 +166,15 @@ def score_asking_days(rows: Iterable[AskingRow], rank: RankSettings) -> tuple[As
             )
             for total in (row.low, row.high)
         ]
-        if ends[0] is None or ends[1] is None:
-            continue
-        key = (row.sku, row.day)
-        low, high = ranges.get(key, (ends[0].unit_price, ends[1].unit_price))
-        ranges[key] = (min(low, ends[0].unit_price), max(high, ends[1].unit_price))
+        if ends[0] is not None and ends[1] is not None:
+            yield row.sku, row.day, ends[0].unit_price, ends[1].unit_price
+
+
+def _widest(found: Iterable[tuple[str, date, Decimal, Decimal]]) -> tuple[AskingDay, ...]:
+    """Per SKU and day of ``found`` (SKU, day, low, high), the lowest low and the highest high,
+    in (SKU, day) order."""
+    ranges: dict[tuple[str, date], tuple[Decimal, Decimal]] = {}
+    for sku, day, low, high in found:
+        had = ranges.get((sku, day))
+        ranges[sku, day] = (low, high) if had is None else (min(had[0], low), max(had[1], high))
     return tuple(AskingDay(s, d, lo, hi) for (s, d), (lo, hi) in sorted(ranges.items()))
