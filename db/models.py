@@ -250,8 +250,21 @@ class PricedRow(Base):
     """
 
     __tablename__ = "priced"
-    # A ranking finds the rows priced against a market that moved by SKU, format and digest.
-    __table_args__ = (Index("ix_priced_sku_digest", "sku", "auction", "digest"),)
+    # A ranking finds the rows priced against a market that moved by SKU, format and digest,
+    # and reads what the new-account pattern counts of a seller's priced listings off an index
+    # alone (``db.priced_rows.load_sellers_under``; migration 0017).
+    __table_args__ = (
+        Index("ix_priced_sku_digest", "sku", "auction", "digest"),
+        Index(
+            "ix_priced_seller_stake",
+            "seller",
+            "seller_feedback",
+            "quantity",
+            "unit_price",
+            "account",
+            "outcome",
+        ),
+    )
 
     listing_id: Mapped[int] = mapped_column(
         ForeignKey("listings.id", ondelete="CASCADE"), primary_key=True
@@ -264,7 +277,7 @@ class PricedRow(Base):
     account: Mapped[str | None] = mapped_column(Text)  # the new-account label it carries
     # What the new-account pattern reads of the listing, as priced (migration 0014): a ranking
     # reads them for every priced row, where a join to the listings cost most of the time.
-    seller: Mapped[str | None] = mapped_column(String(200), index=True)
+    seller: Mapped[str | None] = mapped_column(String(200))
     seller_feedback: Mapped[int | None] = mapped_column(Integer)
     quantity: Mapped[int | None] = mapped_column(Integer)
     # "priced", "part" (for parts, an accessory) or why it was left out ("no_price", …)
@@ -300,6 +313,10 @@ Index(
     sqlite_where=text(PART_ROWS["sqlite"]),
     postgresql_where=text(PART_ROWS["postgresql"]),
 )
+# The priced rows (outcome "priced") as a query of ``ix_priced_seller_stake`` states them: on
+# SQLite "+outcome", or it reads them by the outcome's index, row by row (0.34 s against 0.20 s
+# for the sellers under 1,000 feedback at a million listings).
+PRICED_ROWS = {"sqlite": "+outcome = 'priced'", "postgresql": "outcome = 'priced'"}
 
 
 class ScoreColumnsRow(Base):

@@ -25,7 +25,7 @@ from sqlalchemy.sql.visitors import iterate
 from db.batches import batches
 from db.dialect import driver_rows, upsert_insert
 from db.latest import IS_LATEST, LATEST
-from db.models import APPROX_UNIT_PRICE, PART_ROWS, ListingRow, PricedRow
+from db.models import APPROX_UNIT_PRICE, PART_ROWS, PRICED_ROWS, ListingRow, PricedRow
 from db.rank_rows import ACTIVE_COLUMNS, active_row
 from db.ranked import RANKED
 from db.score_columns import IS_PRICED, PACKED, record_changes
@@ -156,9 +156,10 @@ def load_sellers_under(
 ) -> list[tuple[int, str, int, int, Decimal, str | None]]:
     """(listing id, seller, feedback, quantity, unit price, account label) of the priced rows
     of sellers with less than ``feedback``: the only ones a new-account pattern can flag;
-    with ``sellers``, of those alone (by the index on the seller). Read off the priced rows
-    (each keeps its listing's seller, feedback and lot size as it was priced: the row is
-    written again whenever they change)."""
+    with ``sellers``, of those alone. Read off the priced rows (each keeps its listing's
+    seller, feedback and lot size as it was priced: the row is written again whenever they
+    change), and of those off ``ix_priced_seller_stake`` alone, which holds every column read
+    (``PRICED_ROWS``: the priced rows, as that index answers for them)."""
     stmt = select(
         PricedRow.listing_id,
         PricedRow.seller,
@@ -167,7 +168,7 @@ def load_sellers_under(
         PricedRow.unit_price,
         PricedRow.account,
     ).where(
-        PACKED,
+        text(PRICED_ROWS[session.get_bind().dialect.name]),
         PricedRow.seller.is_not(None),
         PricedRow.seller_feedback < feedback,
     )
@@ -227,17 +228,32 @@ def _load_indexed(
     return found
 
 
-def delete_unranked(session: Session, *, saved_after: int | None = None) -> None:
-    """Drop the rows of listings no longer ranked (sold, ended, unmatched since);
-    ``saved_after``: as ``load_stale_rows``'s (only a listing saved since, or another row of
-    its item, can have left the ranking)."""
+def delete_unranked(session: Session, *, saved_after: int | None = None) -> set[str]:
+    """Drop the rows of listings no longer ranked (sold, ended, unmatched since), and return
+    their sellers; ``saved_after``: as ``load_stale_rows``'s (only a listing saved since, or
+    another row of its item, can have left the ranking)."""
     ranked = select(ListingRow.id).where(ListingRow.id == PricedRow.listing_id, RANKED)
     stmt = delete(PricedRow).where(~ranked.exists())
     if saved_after is not None:
         stmt = stmt.where(
             PricedRow.listing_id.in_(select(ListingRow.id).where(_saved_items(saved_after)))
         )
-    record_changes(session, removed=session.scalars(stmt.returning(PricedRow.listing_id)))
+    removed = session.execute(stmt.returning(PricedRow.listing_id, PricedRow.seller)).all()
+    record_changes(session, removed=[int(i) for i, _ in removed])
+    return {str(seller) for _, seller in removed if seller}
+
+
+def load_sellers_of(session: Session, listing_ids: Collection[int], feedback: int) -> set[str]:
+    """The sellers of these listings' rows that had less than ``feedback``, as priced."""
+    found: set[str] = set()
+    for chunk in batches(sorted(listing_ids), CHUNK):
+        stmt = select(PricedRow.seller).where(
+            PricedRow.listing_id.in_(chunk),
+            PricedRow.seller.is_not(None),
+            PricedRow.seller_feedback < feedback,
+        )
+        found.update(str(s) for s in session.scalars(stmt))
+    return found
 
 
 def _saved_items(saved_after: int) -> ColumnElement[bool]:

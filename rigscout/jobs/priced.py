@@ -49,6 +49,7 @@ from db.priced_rows import (
     load_part_prices,
     load_rows,
     load_rows_priced_against,
+    load_sellers_of,
     load_sellers_under,
     load_stale_rows,
     save_priced,
@@ -118,6 +119,9 @@ ACCOUNTS = "priced_accounts"  # and its new-account sellers (they change with ti
 # share of the priced ones (a caller asking for every listing).
 MOST = 0.25
 SAVED_AT_ONCE = 5_000  # priced rows built and saved together
+# Past this many listings changed since the last ranking, every seller is counted again for the
+# new-account pattern, not only theirs (finding theirs would then cost more).
+RECOUNTED_AT_MOST = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +173,15 @@ def refresh_priced(
         if any(_ended_under(row, landing, settings) for (row, _, _), landing in todo.values()):
             # An ended auction no longer counts toward its new-account seller's listings:
             # nothing was saved since, so only the sellers of the ones priced again are counted.
-            accounts = _settle_accounts(session, todo, settings, take, basis, kept=accounts)
-            save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
+            sellers = {str(r.seller) for (r, _, _), _ in todo.values() if r.seller}
+            accounts = _settle_accounts(session, todo, settings, take, basis, (accounts, sellers))
+            save_state(session, ACCOUNTS, _accounts_state(key, basis, accounts), now)
     else:
         saved = load_last_saved(session)
         since = _saved_since(last, basis)
-        delete_unranked(session, saved_after=since)
+        left = delete_unranked(session, saved_after=since)
         take(load_stale_rows(session, basis=basis, now=now, saved_after=since))
+        recount = _recount(session, since, basis, todo.values(), left)
 
         def asking(sold: Collection[str]) -> dict[str, list[Decimal]]:
             # The landed asking prices of the SKUs without a market of their sales (``sold``):
@@ -204,7 +210,7 @@ def refresh_priced(
             for stale in load_rows_priced_against(session, moved, basis=basis)
             if stale[0].listing_id not in todo
         )
-        accounts = _settle_accounts(session, todo, settings, take, basis)
+        accounts = _settle_accounts(session, todo, settings, take, basis, recount)
         unmatched = load_unmatched_count(session)
         state: dict[str, object] = {
             "key": key,
@@ -214,7 +220,7 @@ def refresh_priced(
             "unmatched": unmatched,
         }
         save_state(session, STATE, state, now)
-        save_state(session, ACCOUNTS, {"key": key, "accounts": accounts}, now)
+        save_state(session, ACCOUNTS, _accounts_state(key, basis, accounts), now)
     pricer = Pricer(skus, markets, servers, settings, now, model.predict, accounts, ignores)
     priced = len(todo)
     # Priced and saved a few thousand at a time, in the order of their ids, each listing let go
@@ -396,19 +402,16 @@ def _settle_accounts(
     settings: RankSettings,
     take: Callable[[Iterable[Stale]], None],
     basis: str,
-    *,
-    kept: Mapping[str, str] | None = None,
+    recount: tuple[Mapping[str, str], Collection[str]] | None = None,
 ) -> dict[str, str]:
     """The new-account pattern's sellers (``ranking.market.scam.new_accounts``) over every priced
     listing; each kept row whose label no longer holds is taken to be priced again.
 
-    ``kept``: the sellers' labels when only the listings of ``todo`` changed since they were
-    counted (auctions that ended): a label reads its seller's listings alone, so only their
-    sellers are counted again, the others keep theirs."""
+    ``recount``: the sellers' labels as last counted and the sellers whose listings changed
+    since (``_recount``): a label reads its seller's listings alone, so only those are counted
+    again, the others keep theirs."""
     rules = load_scam_rules()
-    sellers = (
-        None if kept is None else {str(r.seller) for (r, _, _), _ in todo.values() if r.seller}
-    )
+    sellers = None if recount is None else recount[1]
     listings: list[tuple[str | None, int | None, int, Decimal]] = []
     labels: dict[int, tuple[str, str | None]] = {}
     for listing_id, seller, feedback, quantity, price, label in load_sellers_under(
@@ -418,15 +421,52 @@ def _settle_accounts(
             listings.append((seller, feedback, quantity, price))
             labels[listing_id] = (seller, label)
     for (row, _, _), landing in todo.values():
-        if landing.landed is not None:
+        if landing.landed is not None and (sellers is None or row.seller in sellers):
             price = landing.landed.unit_price
             listings.append((row.seller, row.seller_feedback, row.quantity, price))
     accounts = new_accounts(listings, settings, rules)
-    if kept is not None and sellers is not None:
-        accounts = {s: label for s, label in kept.items() if s not in sellers} | accounts
+    if recount is not None:
+        kept, counted = recount
+        accounts = {s: label for s, label in kept.items() if s not in counted} | accounts
     changed = [i for i, (s, label) in labels.items() if accounts.get(s) != label]
     take(load_rows(session, changed, basis=basis))
     return accounts
+
+
+def _recount(
+    session: Session,
+    since: int | None,
+    basis: str,
+    changed: Collection[tuple[Stale, Landing]],
+    left: Collection[str],
+) -> tuple[dict[str, str], set[str]] | None:
+    """The new-account labels kept by the last ranking, and the sellers to count again: those
+    under ``[scam] vouched_feedback`` of the listings ``changed`` since (as they are and as
+    they were priced) and of the rows dropped since (``left``); no other seller's listings
+    changed. None where every seller is counted: no ranking under ``basis`` before (``since``,
+    ``_saved_since``), or more than ``RECOUNTED_AT_MOST`` listings changed."""
+    kept = load_state(session, ACCOUNTS)
+    if since is None or kept is None or kept.get("basis") != basis:
+        return None
+    if len(changed) > RECOUNTED_AT_MOST:
+        return None
+    try:
+        accounts = {str(k): str(v) for k, v in cast("dict[str, Any]", kept["accounts"]).items()}
+    except (KeyError, TypeError, AttributeError):
+        return None
+    vouched = load_scam_rules().vouched_feedback
+    rows = [row for (row, _, _), _ in changed]
+    sellers = {
+        str(r.seller)
+        for r in rows
+        if r.seller and r.seller_feedback is not None and r.seller_feedback < vouched
+    }
+    sellers |= load_sellers_of(session, [r.listing_id for r in rows], vouched)
+    return accounts, sellers | set(left)
+
+
+def _accounts_state(key: str, basis: str, accounts: Mapping[str, str]) -> dict[str, object]:
+    return {"key": key, "basis": basis, "accounts": dict(accounts)}
 
 
 @cache

@@ -59,7 +59,7 @@ def _random_row(rng: random.Random, listing_id: int, old: dict[str, Any] | None)
         "asking": rng.random() < 0.5,
         "landed": rng.choice([None, "130.00"]),
         "excluded": rng.random() < 0.2,
-        "inputs": rng.choice([None, np.full(WIDTH, rng.uniform(1, 900)).tobytes()]),
+        "inputs": None,
         "auction": rng.random() < 0.3,
         "reading": None,
         "seller": rng.choice([None, "alpha", "beta", "gamma"]),
@@ -70,8 +70,12 @@ def _random_row(rng: random.Random, listing_id: int, old: dict[str, Any] | None)
     if old is not None:
         changed = rng.sample(sorted(fresh.keys() - {"listing_id"}), rng.randint(0, 3))
         row = old | {name: fresh[name] for name in changed}
-    if row["inputs"] is not None and row["unit_price"] is None:  # a packed row has its price
-        row["unit_price"] = "10.00"
+    # as a pricing writes them: a priced row has its score inputs and its price, no other row
+    # has inputs
+    priced = row["outcome"] == "priced"
+    packed = np.full(WIDTH, rng.uniform(1, 900)).tobytes()
+    row["inputs"] = (row["inputs"] or packed) if priced else None
+    row["unit_price"] = (row["unit_price"] or "10.00") if priced else row["unit_price"]
     return row
 
 
@@ -106,7 +110,7 @@ def test_a_saved_row_reads_back_as_saved_whichever_columns_changed(engine: Engin
             assert sorted(i for i, *_ in load_sellers_under(session, 100)) == sorted(
                 i
                 for i, r in saved.items()
-                if r["inputs"] is not None
+                if r["outcome"] == "priced"
                 and r["seller"] is not None
                 and r["seller_feedback"] is not None
                 and r["seller_feedback"] < 100

@@ -636,6 +636,61 @@ def test_a_seller_whose_record_drops_with_a_closed_listing_is_counted_again(engi
     assert after == {i.item_id for i in items[1:]}
 
 
+def test_a_seller_seen_again_with_a_record_that_vouches_is_counted_again(engine):
+    # Five cards at $1,100 from a 3-feedback seller: $5,500 listed, over the $5,000 stake,
+    # flagged. A run sees one of them again from the seller now at 5,000 feedback: that
+    # listing no longer counts (a record that vouches), the four left ($4,400) are under the
+    # stake. The seller is no longer under 1,000 feedback on the listing that changed: the
+    # kept ranking must still count the seller again, from what the listing was priced as.
+    title = "NVIDIA Tesla V100 SXM2 32GB GPU Accelerator"
+    base = Listing(
+        item_id="",
+        title=title,
+        url="",
+        price=Decimal("1100.00"),
+        currency="USD",
+        buying_format=BuyingFormat.BUY_IT_NOW,
+        shipping=Decimal(0),
+        seller="fresh_seller",
+        seller_feedback=3,
+        seller_positive_pct=Decimal(100),
+        location="United States",
+        end_time=NOW + timedelta(days=20),
+    )
+    items = [
+        replace(base, item_id=f"81{i:04d}", url=f"https://www.ebay.com/itm/81{i:04d}")
+        for i in range(5)
+    ]
+    norm = default_normalizer().normalize(title)
+    skus = {s.sku: s for s in load_catalog()}
+    filters = [RankFilters(limit=50, explain_top=50)]
+    with Session(engine) as session:
+        save_listings(session, [(i, norm) for i in items], search="s", run_id=None, now=NOW)
+        session.commit()
+
+        def flagged(when: datetime) -> set[str]:
+            (kept,) = rank_stored_many(session, skus, SETTINGS, now=when, filters=filters)
+            (full,) = rank_stored_many(
+                session, skus, SETTINGS, now=when, filters=filters, kept=False
+            )
+            session.commit()
+            assert kept == full
+            views = [*kept.deals, *kept.flagged]
+            return {
+                d.item_id for d in views if any(f.code == "new_account_pattern" for f in d.flags)
+            }
+
+        before = flagged(NOW)
+        later = NOW + timedelta(hours=1)
+        vouched = replace(items[0], seller_feedback=5_000)
+        save_listings(session, [(vouched, norm)], search="s", run_id=None, now=later)
+        session.commit()
+        after = flagged(later)
+
+    assert before == {i.item_id for i in items}
+    assert after == set()
+
+
 ALERT_RULES = (
     AlertRule("cheap-v100", ("x",), skus=(V100_16, V100_32), max_price=Decimal(250),
               min_discount=0.15),
