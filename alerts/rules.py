@@ -82,8 +82,11 @@ def _risky(deal: Deal, trust: Trust) -> bool:
 def _same_kind(a: Deal, b: Deal) -> bool:
     """The same SKU, both at a fixed price (buy it now or best offer) or both auctions: a
     fixed price is not traded for an auction's guess."""
-    auction = BuyingFormat.AUCTION
-    return a.sku == b.sku and (a.buying_format == auction) == (b.buying_format == auction)
+    return _kind(a) == _kind(b)
+
+
+def _kind(deal: Deal) -> tuple[str, bool]:
+    return deal.sku, deal.buying_format == BuyingFormat.AUCTION
 
 
 def trust_order(deals: Sequence[Deal], trust: Trust | None) -> list[int]:
@@ -133,7 +136,9 @@ def match_rules(
 ) -> list[Match]:
     """Every (deal, rule) pair where the deal meets all of the rule's conditions, in ranking
     order (``trust_order``: a risky seller's deal after a trusted one's of the same kind), each
-    rule stopping at its ``max_per_run``.
+    rule stopping at its ``max_per_run``; a risky seller's deal is left out where a trusted
+    deal of the same kind that meets the rule costs at most the trust margin more
+    (``_without_dominated``).
 
     ``profile`` is the ranking profile the deals were scored with; a rule that names a
     profile only matches deals ranked under that profile. ``now`` decides ``ending_within``
@@ -158,11 +163,35 @@ def match_rules(
         pool: list[int] = sorted(np.flatnonzero(keep).tolist(), key=place.__getitem__)
         for holds in history:
             pool = [i for i in pool if holds(deals[i])]
+        pool = _without_dominated(deals, pool, trust)
         if rule.max_per_run is not None:
             pool = pool[: rule.max_per_run]
         pairs += [(place[i], r) for i in pool]
     pairs.sort()
     return [Match(_with_safer(deals, order[at], trust), rules[r]) for at, r in pairs]
+
+
+def _without_dominated(deals: Sequence[Deal], pool: list[int], trust: Trust | None) -> list[int]:
+    """``pool`` less each risky seller's deal that a deal of the same kind from a seller
+    without a risk flag, in the same pool, costs at most ``trust.margin`` more than: the one a
+    buyer following the guides takes (as a plan does), and the rule's alert. A risky deal
+    cheaper than that is still sent, its flags and the safer listing's price with it."""
+    if trust is None or not trust.risk:
+        return pool
+    weight = trust_weight(trust.margin)
+    cheapest: dict[tuple[str, bool], Decimal] = {}
+    for i in pool:
+        deal = deals[i]
+        if not _risky(deal, trust):
+            best = cheapest.get(_kind(deal))
+            if best is None or deal.landed_unit_price < best:
+                cheapest[_kind(deal)] = deal.landed_unit_price
+
+    def kept(deal: Deal) -> bool:
+        best = cheapest.get(_kind(deal))
+        return best is None or best > deal.landed_unit_price * weight or not _risky(deal, trust)
+
+    return [i for i in pool if kept(deals[i])]
 
 
 def _with_safer(deals: Sequence[Deal], i: int, trust: Trust | None) -> Deal:

@@ -181,9 +181,10 @@ TRUST = Trust(frozenset({"new_account_pattern"}), 0.2)
 )
 def test_a_new_accounts_deal_heads_no_alert_while_a_trusted_one_is_close(trusted_price, first):
     """A 2-feedback new account's V100 at $100 ranks first; a trusted seller's at $115 is the
-    one a buyer following the guides would take: it goes first, and with one alert per run it
-    is the one sent. At $130, more than plan.toml's [trust] margin above, the cheap one stays
-    first (its flags go with it)."""
+    one a buyer following the guides would take: it is the one sent, and the risky one is not
+    sent at all (nobody trades a track record for $15). At $130, more than plan.toml's
+    [trust] margin above, the cheap one stays first, its flags and the safer listing's price
+    with it."""
     risky = make_deal(1, landed_unit_price="100", flags=(NEW_ACCOUNT,))
     trusted = make_deal(2, landed_unit_price=trusted_price)
     other_sku = make_deal(3, landed_unit_price="90", sku="nvidia-tesla-p40")
@@ -194,25 +195,45 @@ def test_a_new_accounts_deal_heads_no_alert_while_a_trusted_one_is_close(trusted
     ordered = match_rules([risky, trusted, other_sku], [every], trust=TRUST)
 
     assert one.deal.listing_id == first
-    said = next(m.deal.reason for m in ordered if m.deal.listing_id == 1)
-    gap = "$15.00" if first == 2 else "$30.00"
-    assert f"a seller without a risk flag costs {gap} more (item 1002)" in said
-    assert [m.deal.listing_id for m in ordered][:2] == ([2, 1] if first == 2 else [1, 2])
-    assert len(ordered) == 3  # reordered, never dropped
+    assert [m.deal.listing_id for m in ordered] == ([2, 3] if first == 2 else [1, 2, 3])
+    if first == 1:
+        said = ordered[0].deal.reason
+        assert "a seller without a risk flag costs $30.00 more (item 1002)" in said
     untrusted = match_rules([risky, trusted, other_sku], [rule])  # no [trust]: ranking order
     assert untrusted[0].deal.listing_id == 1
 
 
+@pytest.mark.parametrize("trusted_price", ["100", "90"], ids=["as dear", "cheaper"])
+def test_a_risky_deal_is_not_alerted_beside_a_trusted_one_that_costs_no_more(trusted_price):
+    """A new account's V100 at $100 that ranks first (its score read another way) and a trusted
+    seller's at the same price or less, both meeting the rule: only the trusted one is sent. A
+    trusted auction is no such alternative to a fixed price, nor a trusted listing the rule
+    does not match."""
+    risky = make_deal(1, landed_unit_price="100", flags=(NEW_ACCOUNT,), score=80.0)
+    trusted = make_deal(2, landed_unit_price=trusted_price, score=40.0)
+    auction = make_deal(3, landed_unit_price="80", buying_format=BuyingFormat.AUCTION, score=30.0)
+
+    sent = match_rules([risky, trusted, auction], [make_rule()], trust=TRUST)
+    choosy = match_rules([risky, trusted, auction], [make_rule(min_score=50)], trust=TRUST)
+
+    assert [m.deal.listing_id for m in sent] == [2, 3]
+    assert [m.deal.listing_id for m in choosy] == [1]  # the trusted one scores under 50
+    assert "costs $" in choosy[0].deal.reason  # and its alert names the safer listing
+
+
 def test_a_best_offer_listing_is_as_safe_an_alternative_as_a_buy_it_now_one():
     """Both are fixed prices: a trusted best-offer V100 $0.65 dearer is the safer listing a
-    risky buy-it-now one is weighed against (the demo's said "$22.96 more" about another)."""
+    risky buy-it-now one is weighed against (the demo's said "$22.96 more" about another): the
+    risky one is not sent beside it. An auction is no such alternative."""
     risky = make_deal(1, landed_unit_price="100", flags=(NEW_ACCOUNT,))
     trusted = make_deal(2, landed_unit_price="100.65", buying_format=BuyingFormat.BEST_OFFER)
     dearer = make_deal(3, landed_unit_price="123.58")
     auction = make_deal(4, landed_unit_price="90", buying_format=BuyingFormat.AUCTION)
 
     matched = match_rules([risky, auction, trusted, dearer], [make_rule()], trust=TRUST)
+    without_it = match_rules([risky, auction, dearer], [make_rule()], trust=TRUST)
 
-    assert [m.deal.listing_id for m in matched] == [4, 2, 1, 3]
-    said = next(m.deal.reason for m in matched if m.deal.listing_id == 1)
-    assert "costs $0.65 more (item 1002)" in said
+    assert [m.deal.listing_id for m in matched] == [4, 2, 3]
+    # with only the $123.58 one (more than a fifth dearer), the risky one is sent, and says so
+    assert [m.deal.listing_id for m in without_it] == [1, 4, 3]
+    assert "costs $23.58 more (item 1003)" in without_it[0].deal.reason

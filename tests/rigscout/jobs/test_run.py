@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from decimal import Decimal
 
 from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import AlertRow, ListingRow, ObservationRow, RunRow
+from ranking.plan import load_plan_rules, trust_weight
 from rigscout.cli.main import cli
 from tests.support.cli import (
     DEMO,
@@ -139,7 +141,8 @@ def test_a_blocked_search_fails_alone_and_is_recorded(engine, tmp_path):
 
 def test_a_rule_sees_every_ranked_listing_not_only_the_top_50(engine, tmp_path):
     """'P40 ≤ $250': the demo has P40s ranked 10th to 88th; every one under $250 is alerted,
-    with its sentence, not only those in the first 50."""
+    with its sentence, not only those in the first 50; but a risky seller's, while a trusted
+    seller's P40 of the same kind under $250 costs at most plan.toml's [trust] margin more."""
     rule = """
 [alerts.channels.chat]
 type = "discord"
@@ -163,7 +166,24 @@ channels = ["chat"]
         if d["sku"] == "nvidia-tesla-p40" and d["landed_unit_price"] <= 250
     ]  # fmt: skip
     assert any(i >= 50 for i, _ in wanted)  # the case the top 50 missed
-    assert sorted(e["url"] for e in embeds) == sorted(d["url"] for _, d in wanted)
+    rules = load_plan_rules()
+
+    def kind(d):
+        return d["buying_format"] == "auction"
+
+    def risky(d):
+        return any(f["code"] in rules.seller_risk for f in d["flags"])
+
+    def outweighed(d):
+        bound = Decimal(str(d["landed_unit_price"])) * trust_weight(rules.trust_margin)
+        return risky(d) and any(
+            not risky(o) and kind(o) == kind(d) and Decimal(str(o["landed_unit_price"])) <= bound
+            for _, o in wanted
+        )
+
+    sent = sorted(e["url"] for e in embeds)
+    assert sent == sorted(d["url"] for _, d in wanted if not outweighed(d))
+    assert any(outweighed(d) for _, d in wanted)  # the demo has such a pair
     assert all(e["description"] for e in embeds)  # each with its sentence
 
 
