@@ -88,7 +88,7 @@ class Normalizer:
             )
             return replace(norm, config=config)
         if norm.kind is Kind.ACCESSORY:
-            part = parse_part(title, load_parts().parts.values())
+            part = parse_part(title, load_parts().parts.values(), self._facts(f))
             if part is not None:
                 return replace(norm, part=part, quantity=self._quantity(f))
         return norm

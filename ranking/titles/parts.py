@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from ranking.titles.tokens import TokenMatch
 
 _FAN_WORDS = frozenset({"fan", "fans", "cooler"})
-_PSU_WORDS = frozenset({"psu", "psus", "powersupply", "powersupplies"})
 _REACH = 4  # how far back a negator ("with", "w/", "includes") still covers a part word
 
 
@@ -72,7 +71,22 @@ def _negated(f: Features, m: TokenMatch, subject: int, words: Mapping[str, froze
         return True
     if m.end < len(tokens) and tokens[m.end] in words["accessory.trailing_negators"]:
         return True
-    return m.start > subject and (_counted(f, m) or _psu_in_spec_line(f, m, subject))
+    psu = m.value in words["included.psu"]
+    return m.start > subject and (
+        _counted(f, m, psu)
+        or (psu and _psu_in_spec_line(f, m, subject))
+        or (psu and _qualified(f, m, words["accessory.psu_qualifiers"]))
+    )
+
+
+def _qualified(f: Features, m: TokenMatch, qualifiers: frozenset[str]) -> bool:
+    """A power supply said to be dual, redundant, hot-swap (the word right before it, or two
+    before: "dual 2000W PSU"; or right after: "PSU redundant", "alimentation redondante")."""
+    tokens = f.tokens.words
+    before = tokens[max(0, m.start - 3) : m.start]
+    return not qualifiers.isdisjoint(before) or (
+        m.end < len(tokens) and tokens[m.end] in qualifiers
+    )
 
 
 def _negator(
@@ -134,11 +148,11 @@ def _added(f: Features, subject: int, m: TokenMatch) -> bool:
     )
 
 
-def _counted(f: Features, m: TokenMatch) -> bool:
+def _counted(f: Features, m: TokenMatch, psu: bool) -> bool:
     """ "4x PSU", "2x 1600W 80+ PSU", "4x SXM2 heatsinks" after the model: a spec line."""
     tokens, seps = f.tokens.words, f.tokens.seps
     # power supplies come with their wattage in between: "2x 1600W 80+ PSU"
-    reach = 6 if m.value in _PSU_WORDS else 3
+    reach = 6 if psu else 3
     return any(
         tokens[k] == "x"
         and tokens[k - 1].isdigit()
@@ -160,7 +174,7 @@ def _psu_in_spec_line(f: Features, m: TokenMatch, subject: int) -> bool:
 
     A power supply sold alone names no memory size between the model and itself.
     """
-    if m.value not in _PSU_WORDS or not f.of("watt"):
+    if not f.of("watt"):
         return False
     server_word = any(s.start < m.start for s in f.of("server_words"))
     memory = any(subject < u.start < m.start for u in f.of("unit"))

@@ -80,6 +80,7 @@ class Part:
     estimate: Decimal
     source: str
     instead: str = ""  # what a buyer may build instead (the T181's DIY 12 V supply)
+    named: str = ""  # the [included] part of vocabulary.toml that names it in any language
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,7 @@ def load_parts() -> PartsTable:
             Decimal(str(p["estimate"])),
             str(p["source"]),
             str(p.get("instead", "")),
+            str(p.get("named", "")),
         )
         for code, p in data["parts"].items()
     }
@@ -248,11 +250,16 @@ def _with_specifics(found: ServerConfig, specifics: Mapping[str, str]) -> Server
     return replace(found, **changes) if changes else found
 
 
-def parse_part(title: str, parts: Iterable[Part]) -> str | None:
+def parse_part(title: str, parts: Iterable[Part], facts: TitleFacts | None = None) -> str | None:
     """The priced part an accessory title sells ("sxm2-heatsink"); how many is the
-    normalizer's lot count, as for any listing."""
+    normalizer's lot count, as for any listing. ``facts``: the title's (``read_title``), when
+    the caller has read them."""
     text = " ".join(match_form(title).lower().split())
     for part in parts:
+        if part.named:
+            facts = facts or read_title(title)
+            if facts.part(part.named) != YES:
+                continue
         if all(any(a in text for a in w.split("|")) for w in part.words) and (
             not part.any or any(w in text for w in part.any)
         ):

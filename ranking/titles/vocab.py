@@ -41,7 +41,8 @@ _VOCAB_KINDS = (
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
-    ("accessory", "heads"), ("other", "negators"), ("other", "fillers"),
+    ("accessory", "heads"), ("accessory", "psu_qualifiers"), ("other", "negators"),
+    ("other", "fillers"),
     ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
     ("other", "system_links"),
 )  # fmt: skip
@@ -133,6 +134,8 @@ def load_vocabulary(
         f"{table}.{key}": frozenset(_split_words(_strings(vocabulary, table, key)))
         for table, key in _WORD_SETS
     }
+    # what a power supply's part word matches as, in every language ([included] psu)
+    words["included.psu"] = frozenset(compact(p) for p in _strings(vocabulary, "included", "psu"))
     context = _table(aliases, "number_context").get("words", [])
     return Vocabulary(
         index=index,

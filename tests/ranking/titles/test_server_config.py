@@ -86,6 +86,12 @@ def test_cards_and_other_listings_carry_no_configuration():
         ("Gigabyte T181-G20 SXM2 GPU Heatsink 25VH1-3D0105-A0R (Lot of 4)", "sxm2-heatsink", 4),
         ("OCP 12V Power Shelf for Gigabyte T181-G20 / T181-Z70 3x 3000W", "ocp-power-shelf", 1),
         ("4x SXM2 heatsink for Tesla V100", "sxm2-heatsink", 4),
+        # the part named in any language a marketplace speaks ([included] in vocabulary.toml)
+        ("Disipador para Tesla V100 SXM2", "sxm2-heatsink", 1),
+        ("Dissipateur pour Tesla V100 SXM2 16Go", "sxm2-heatsink", 1),
+        ("4x Dell C4140 SXM2 Kuehlkoerper", "sxm2-heatsink", 4),
+        ("Netzteil für Supermicro 4028GR-TRT 2000W PWS-2K04A-1R (2 Stück)", "psu-supermicro-4u", 2),
+        ("Alimentation ASUS ESC4000 G4 1600W", "psu-asus-esc4000", 1),
     ],
 )
 def test_an_accessory_that_is_a_priced_part_says_which_and_how_many(title, part, count):
