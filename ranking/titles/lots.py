@@ -28,6 +28,7 @@ NUMBER_WORDS: dict[str, int] = dict(_WORDS["numbers"])
 _COUNT_NOUNS = frozenset(_WORDS["count_nouns"])
 _GROUP_NOUNS = frozenset(_WORDS["group"])
 _GROUP_LINKS = tuple(_WORDS["group_links"])
+_COUNT_SUFFIXES = frozenset(_WORDS["count_suffixes"])
 _PAIRS = frozenset(_WORDS["pair"])
 TRIGGERS = frozenset({"qty", "quantity", "x"} | _COUNT_NOUNS | _GROUP_NOUNS | _PAIRS)
 # tokens before "xN" that make it a PCIe link width ("PCIe 4.0 x16", "Gen3 x8")
@@ -78,7 +79,7 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
         word = words[i]
         count: int | None = None
         if word in _GROUP_NOUNS:
-            count = _number_after(words, i + 1, skip=_GROUP_LINKS)
+            count = _number_after(words, i + 1, skip=_GROUP_LINKS) or _suffixed(words, seps, i)
         elif word in ("qty", "quantity"):
             count = _number_after(words, i + 1, skip=())
         elif word == "x":
@@ -157,6 +158,13 @@ def _leading_count(word: str) -> int | None:
 def _bounded(text: str) -> int | None:
     value = int(text)
     return value if 1 <= value <= 64 else None
+
+
+def _suffixed(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> int | None:
+    """ "10er Set", "4er-Pack": the count glued to a suffix right before the group noun."""
+    if i >= 2 and words[i - 1] in _COUNT_SUFFIXES and words[i - 2].isdigit() and not seps[i - 1]:
+        return int(words[i - 2])
+    return None
 
 
 def _number_after(words: tuple[str, ...], at: int, skip: tuple[str, ...]) -> int | None:

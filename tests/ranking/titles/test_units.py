@@ -17,10 +17,19 @@ CARDS = {
 # {n} is the count; each phrase heads the title
 LOTS = {
     "en": ["Lot of {n}", "LOT OF {n}", "{n}x", "{n} pcs", "Set of {n}", "Bundle of {n}"],
-    "de": ["Konvolut {n}x", "{n} Stück", "{n} Stk.", "Paket {n}x", "Lot {n}x"],
-    "fr": ["Lot de {n}", "{n} pièces", "Lot de {n} cartes"],
+    "de": [
+        "Konvolut {n}x",
+        "{n} Stück",
+        "{n} Stk.",
+        "Paket {n}x",
+        "Lot {n}x",
+        "{n}er Set",
+        "{n}er-Pack",
+        "Satz {n}x",
+    ],
+    "fr": ["Lot de {n}", "{n} pièces", "Lot de {n} cartes", "Paquet de {n}"],
     "it": ["Lotto di {n}", "{n} pezzi", "Lotto {n} schede"],
-    "es": ["Lote de {n}", "{n} unidades", "Lote {n} tarjetas"],
+    "es": ["Lote de {n}", "{n} unidades", "Lote {n} tarjetas", "Paquete de {n}", "Juego de {n}"],
 }
 PAIRS = ["Pair of", "1 Paar", "Paire de", "Coppia di", "Pareja de"]
 WORDS = {
@@ -74,6 +83,11 @@ def test_stock_is_not_a_lot_in_any_language():
         "NVIDIA Tesla P40 24GB - price each, 6 available",
         "NVIDIA Tesla P40 24GB - Preis pro Stück",
         "NVIDIA Tesla P40 24GB - prix à l'unité",
+        "NVIDIA Tesla P40 24GB x3 - Preis gilt pro Karte",
+        "3x NVIDIA Tesla P40 24GB prix par carte",
+        "3x NVIDIA Tesla P40 24GB precio por tarjeta",
+        "NVIDIA Tesla P40 24GB (3 unità) prezzo per scheda",
+        "4x NVIDIA Tesla P40 24GB - price per GPU",
     ):
         assert normalize_title(title).quantity == 1, title
 
