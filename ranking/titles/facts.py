@@ -97,6 +97,8 @@ class FactReader:
     absent_after: tuple[tuple[str, ...], ...]
     gap: frozenset[str]
     before_only: frozenset[str] = frozenset()  # parts said missing only by a word before them
+    joins: frozenset[str] = frozenset()  # words that carry a part's absence to the next part
+    present_after: tuple[tuple[str, ...], ...] = ()  # after a list of parts: they come with it
 
     def read(self, title: str) -> TitleFacts:
         """The facts ``title`` states."""
@@ -113,12 +115,13 @@ class FactReader:
         parts: dict[str, str] = {}
         part_offsets: dict[str, int] = {}
         absent: set[int] = set()
+        carried = self._carried(words, [m for m in matches if m.kind == PART])
         for m in matches:
             if m.kind == FAULT:
                 if not self._negated(words, m):
                     faults.append(Fault(m.value, offsets[m.start]))
             elif m.kind == PART:
-                state = NO if self._absent(words, m) else YES
+                state = NO if m.start in carried or self._absent(words, m) else YES
                 if state == NO:
                     absent.update(range(m.start, m.end))
                 if parts.get(m.value) != NO:  # "no heatsink … heatsink pictured": missing
@@ -126,6 +129,24 @@ class FactReader:
                     part_offsets[m.value] = offsets[m.start]
         broken = frozenset(f.code for f in faults) & self.broken
         return TitleFacts(tuple(faults), parts, broken, part_offsets, frozenset(absent))
+
+    def _carried(self, words: tuple[str, ...], parts: list[TokenMatch]) -> set[int]:
+        """Where the parts start that a list carries an absence to: "no CPU or RAM", "sin CPU
+        ni RAM", "no CPU/RAM", "no HDD, CPU, RAM" (parts joined by ``joins`` words or bare
+        separators, after one said missing); not when the list ends with the parts said
+        included ("no HDD, CPU and RAM included")."""
+        carried: set[int] = set()
+        run: list[TokenMatch] = []
+        for m in [*parts, None]:
+            if m is not None and run and self.joins.issuperset(words[run[-1].end : m.start]):
+                run.append(m)
+                continue
+            if len(run) > 1 and not _starts_at(words, run[-1].end, self.present_after):
+                missing = next((k for k, p in enumerate(run) if self._absent(words, p)), None)
+                if missing is not None:
+                    carried.update(p.start for p in run[missing + 1 :])
+            run = [m] if m is not None else []
+        return carried
 
     def _negated(self, words: tuple[str, ...], m: TokenMatch) -> bool:
         if m.end < len(words) and words[m.end] in self.trailing:
@@ -201,6 +222,8 @@ def build_reader(vocabulary: Mapping[str, Any]) -> FactReader:
         absent_after=_token_phrases(_strings(included, "absent_after")),
         gap=frozenset(_strings(included, "absent_gap")),
         before_only=frozenset(_strings(included, "before_only")),
+        joins=frozenset(_strings(included, "absent_joins")),
+        present_after=_token_phrases(_strings(included, "present_after")),
     )
 
 
@@ -231,7 +254,9 @@ def read_phrase_file(path: Path) -> dict[str, Any]:
 
 
 _FAULT_KEYS = ("broken", "negators", "trailing_negators")
-_PART_KEYS = ("absent_before", "absent_after", "absent_gap", "before_only")
+_PART_KEYS = (
+    "absent_before", "absent_after", "absent_gap", "absent_joins", "present_after", "before_only",
+)
 
 
 def _fault_groups(vocabulary: Mapping[str, Any]) -> dict[str, list[str]]:

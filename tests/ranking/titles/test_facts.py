@@ -34,6 +34,20 @@ BROKEN = {
     "it": ["guasto", "per ricambi", "non funzionante", "difettoso", "rotto"],
     "es": ["averiado", "para piezas", "no funciona", "defectuoso", "para repuestos"],
     "nl": ["defect", "kapot", "voor onderdelen", "werkt niet"],
+    # it does not power on, is not detected, shows artifacts or memory errors
+    "power": [
+        "won't turn on",
+        "startet nicht",
+        "ne s'allume pas",
+        "non si accende",
+        "no enciende",
+        "gaat niet aan",
+        "nicht erkannt",
+        "non reconnue",
+        "no detectada",
+        "Speicherfehler",
+        "errores de memoria",
+    ],
 }
 UNTESTED = ["untested", "not tested", "ungetestet", "nicht getestet", "non testé", "non testato",
             "sin probar", "niet getest"]  # fmt: skip
@@ -185,6 +199,29 @@ def test_what_a_barebone_lacks_is_read_in_its_own_language() -> None:
     assert (config.cpus, config.ram_gb) == (0, 0)
     config = parse_server_config("Gigabyte T181-G20 2x Gold 6138 CPUs not included")
     assert config.cpus == 0
+
+
+def test_artifacts_in_any_language_break_a_card() -> None:
+    for title in ("RTX 3090 24GB artefactos", "RTX 3090 24GB artefatti", "RTX 3090 Grafikfehler"):
+        found = normalize_title(title)
+        assert (found.kind, read_title(title).broken()) == (Kind.FOR_PARTS, True), title
+
+
+def test_a_list_of_parts_after_a_missing_one_is_missing_in_any_language() -> None:
+    for lacks in (
+        "no CPU or RAM", "without CPU and RAM", "no CPU/RAM", "ohne CPU und RAM",
+        "weder CPU noch RAM", "sans CPU ni RAM", "senza CPU né RAM", "sin CPU ni RAM",
+    ):  # fmt: skip
+        config = parse_server_config(f"ASUS ESC4000 G3 Barebone {lacks}")
+        assert (config.cpus, config.ram_gb) == (0, 0), lacks
+    assert read_title("Supermicro 4028GR-TRT no HDD, CPU, RAM").parts == {
+        "drives": NO, "cpu": NO, "ram": NO,
+    }  # fmt: skip
+    # but a part with its own size is listed, not lacking; and a list said included is included
+    assert read_title("Supermicro 4028GR-TRT no CPU, 256GB RAM").part("ram") == YES
+    assert read_title("Supermicro 4028GR-TRT no CPU, 2x PSU").part("psu") == YES
+    included = read_title("Supermicro 4028GR-TRT no HDD, CPU and RAM included")
+    assert (included.part("drives"), included.part("cpu"), included.part("ram")) == (NO, YES, YES)
 
 
 def test_a_power_shelf_said_missing_is_not_included() -> None:
