@@ -1,9 +1,10 @@
 """How well titles are read, on the development set and on the held-out set no rule is tuned to.
 
 ``fixtures/normalizer/labeled_titles.tsv`` is the development set: rules were written while
-reading it. ``fixtures/normalizer/heldout_titles.tsv`` was labelled after the rules of its
-session were written and is only measured, never tuned against (its README says how it was
-drawn); its figures are what a buyer can expect on listings nobody here has read.
+reading it. ``fixtures/normalizer/heldout_titles.tsv`` and ``heldout_multilingual.tsv`` were
+labelled after the rules of their session were written and are only measured, never tuned
+against (their README says how each was drawn); their figures are what a buyer can expect on
+listings nobody here has read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ranking.titles import normalize_title
 SETS = {
     "development": FIXTURES / "normalizer" / "labeled_titles.tsv",
     "heldout": FIXTURES / "normalizer" / "heldout_titles.tsv",
+    "heldout_multilingual": FIXTURES / "normalizer" / "heldout_multilingual.tsv",
 }
 FIELDS = ("sku_precision", "sku_recall", "kind", "quantity", "includes", "category")
 
