@@ -347,13 +347,24 @@ class Normalizer:
         hosts = [m for m in named if not self._compat_before(f, m.start)] or named
         systems = [m for m in hosts if self._category(m) is Category.SERVER]
         boards = [m for m in hosts if self._category(m) is Category.BOARD]
-        board_named = not systems or (f.of("board_words") and not f.of("server_words"))
+        board_named = not systems or (
+            f.of("board_words")
+            and not f.of("server_words")
+            and not self._comes_with(f, systems[0], boards)
+        )
         if boards and board_named and (systems or not self._is_server(f)):
             return self._only_sku(boards[0], f)
         if systems:
             return self._only_sku(systems[0], f)
         x9 = f.has("not_carried", "cpu_board_x9") or any(m.value == "x9drg-o-pcie" for m in boards)
         return self._only_sku_of("4027gr") if x9 and self._is_server(f) else None
+
+    def _comes_with(self, f: Features, system: TokenMatch, boards: list[TokenMatch]) -> bool:
+        """ "Supermicro 4028GR-TR with X9DRG-O-PCIE board": the board named after the system
+        and a "with" (any marketplace's word) is the one in it, not the thing sold."""
+        links = self._words["accessory.negators"]
+        after = [b.start for b in boards if b.start > system.end]
+        return bool(after) and not links.isdisjoint(f.tokens.words[system.end : after[0]])
 
     def _names_server(self, f: Features) -> bool:
         """A server model we carry is named, even if the title does not say which variant."""
