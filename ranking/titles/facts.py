@@ -255,7 +255,12 @@ def read_phrase_file(path: Path) -> dict[str, Any]:
 
 _FAULT_KEYS = ("broken", "negators", "trailing_negators")
 _PART_KEYS = (
-    "absent_before", "absent_after", "absent_gap", "absent_joins", "present_after", "before_only",
+    "absent_before",
+    "absent_after",
+    "absent_gap",
+    "absent_joins",
+    "present_after",
+    "before_only",
 )
 
 
