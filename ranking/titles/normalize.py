@@ -63,6 +63,12 @@ class Normalizer:
         self._headless = frozenset(s.family for s in gpus if s.headless) - frozenset(
             s.family for s in gpus if not s.headless
         )
+        # the memory sizes a title may give each family's cards: each GPU's and the board's
+        # ("Tesla K80 24GB": two GPUs of 12 GB), and those of the cards it does not carry
+        self._sizes: dict[str, frozenset[float]] = {
+            name: family.vrams | {s.vram_gb * s.gpus_per_board for s in family.skus if s.vram_gb}
+            for name, family in self.vocabulary.families.items()
+        }
 
     def normalize(
         self,
@@ -103,7 +109,10 @@ class Normalizer:
         by_kind = f.by_kind
         if self._one_plain_card(f, category_id, specifics):
             # the common case, one card and nothing else: skip the checks that cannot apply
-            family = self.vocabulary.families[by_kind["family"][0].value]
+            match = by_kind["family"][0]
+            family = self.vocabulary.families[match.value]
+            if self._sized_unlike(f, match):
+                return Normalized(title, None, None, Kind.OTHER, confidence=0.7)
             part = self.catalog.get(f.part) if f.part else None
             sku, confidence, status = self._resolve(family, f, part)
             if status == NOT_CARRIED:
@@ -189,6 +198,17 @@ class Normalizer:
             del by_kind["family"]
         matches = tuple(m for m in f.matches if m not in bare)
         return f._replace(matches=matches, by_kind=by_kind)
+
+    def _sized_unlike(self, f: Features, m: TokenMatch) -> bool:
+        """A memory size right after the model that no card of the family has ("RTX 3060 6GB",
+        "RTX 4090 16GB": laptop chips; "Tesla P40 12GB"): another card than the ones carried,
+        which the buyer could not be sold at the carried card's price."""
+        words = f.tokens.words
+        for u in f.of("unit"):
+            at = u.start - 1
+            if m.end <= at <= m.end + 1 and words[at].isdigit() and f.tokens.seps[u.start] != ".":
+                return float(words[at]) not in self._sizes[m.value]
+        return False
 
     def _sized_after(self, f: Features, m: TokenMatch) -> bool:
         """A memory size of the family right after the model ("3090 24GB")."""
@@ -276,6 +296,8 @@ class Normalizer:
         sku: str | None
         if not names and part is not None:
             sku, confidence, status = part.sku, 0.75, FOUND
+        elif any(self._sized_unlike(f, m) for m in gpus):
+            return Normalized(title, None, None, Kind.OTHER, confidence=0.7)
         else:
             sku, confidence, status = self._resolve(self.vocabulary.families[names.pop()], f, part)
         if status == NOT_CARRIED:
