@@ -130,11 +130,16 @@ def _glued_x(words: tuple[str, ...], seps: tuple[str, ...], i: int) -> bool:
     return words[i] == "x" and seps[i] == "" and i > 1 and seps[i - 1] == ""
 
 
+# between a count and the model it counts in a server: "8x NVIDIA Tesla", "4 GPU Tesla V100",
+# "with 4 GPUs (V100 16GB)"
+_NEAR_SKIP = BRAND_WORDS | {"gpu", "gpus"}
+
+
 def count_near(tokens: Tokens, start: int, end: int) -> int | None:
     """How many of the model at tokens[start:end] a server holds: "8x V100", "V100 x 8", "(4)"."""
     words, seps = tokens.words, tokens.seps
     i = start - 1
-    while i >= 0 and words[i] in BRAND_WORDS and start - i <= 3:
+    while i >= 0 and words[i] in _NEAR_SKIP and start - i <= 3:
         i -= 1
     if i >= 0:
         if words[i] == "x" and i > 0 and words[i - 1].isdigit():

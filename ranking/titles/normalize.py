@@ -135,6 +135,9 @@ class Normalizer:
             subject.start if subject else _server_named(f),
             self._words,
             lambda: self._facts(f).absent_tokens,
+            host=subject is not None
+            and subject.kind == "family"
+            and subject.value not in self._gpu_families,
         ):
             return Normalized(title, None, None, Kind.ACCESSORY, confidence=0.85)
         if subject is None:

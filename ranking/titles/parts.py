@@ -24,6 +24,8 @@ def sells_a_part(
     subject: int,
     words: Mapping[str, frozenset[str]],
     absent: Callable[[], frozenset[int]] = frozenset,
+    *,
+    host: bool = False,
 ) -> bool:
     """A strong part word, or a weak one used as the head, that nothing marks as included
     or as missing.
@@ -31,7 +33,9 @@ def sells_a_part(
     ``subject`` is the token index of the first model named for itself (the title's length
     when there is none); ``absent`` gives the token indices of parts the title says are
     missing (``ranking.titles.facts``: "heatsinks sold separately", "ohne Kühlkörper"), asked
-    only for a part word nothing else marks as included.
+    only for a part word nothing else marks as included. ``host``: that model is a server or
+    a board, whose spec line lists the GPUs it comes with before their parts ("T181-G20 inkl.
+    4x Tesla V100 SXM2 16GB Kühlkörper").
     """
     found = f.of("accessory.strong") + f.of("accessory.weak")
     if not found:
@@ -43,7 +47,11 @@ def sells_a_part(
     covered = -2  # end of the last part word that was negated
     for m in sorted(found, key=lambda m: m.start):
         # "w/ 3D printed blower shroud": one negator covers the run of part words after it
-        if m.start - covered <= 1 or _negated(f, m, subject, words) or m.start in absent():
+        if (
+            m.start - covered <= 1
+            or _negated(f, m, subject, words, host=host)
+            or m.start in absent()
+        ):
             covered = m.end
             continue
         if m.kind == "accessory.strong" or m.start < subject or many_models:
@@ -53,7 +61,14 @@ def sells_a_part(
     return False
 
 
-def _negated(f: Features, m: TokenMatch, subject: int, words: Mapping[str, frozenset[str]]) -> bool:
+def _negated(
+    f: Features,
+    m: TokenMatch,
+    subject: int,
+    words: Mapping[str, frozenset[str]],
+    *,
+    host: bool = False,
+) -> bool:
     tokens, seps = f.tokens.words, f.tokens.seps
     start = max(0, m.start - _REACH)
     before = tokens[start : m.start]
@@ -67,7 +82,7 @@ def _negated(f: Features, m: TokenMatch, subject: int, words: Mapping[str, froze
         return True
     if _joined(f, m) or (m.start > subject and _added(f, subject, m)):
         return True
-    if m.start > subject and _bundled(f, m, subject, negators):
+    if m.start > subject and _bundled(f, m, subject, negators, host=host):
         return True
     if m.end < len(tokens) and tokens[m.end] in words["accessory.trailing_negators"]:
         return True
@@ -97,19 +112,22 @@ def _negator(
     return tokens[k] in negators and not (k > 0 and seps[k] in ("", "-"))
 
 
-def _bundled(f: Features, m: TokenMatch, subject: int, negators: frozenset[str]) -> bool:
+def _bundled(
+    f: Features, m: TokenMatch, subject: int, negators: frozenset[str], *, host: bool = False
+) -> bool:
     """ "RTX 3090 XTREME AND GIGABYTE GP-P850GM 850W ATX PSU": a link after the card ("and",
     "with", "und", "y") adds a part sold with it, however many words describe the part (its
     brand, part number, watts).
 
     Not when a memory size or another model stands between the link and the part
-    (``_sized_between``).
+    (``_sized_between``: "V100 16GB and 32GB heatsink"), but after a ``host``, whose GPUs and
+    their sizes come before their parts.
     """
     tokens, seps = f.tokens.words, f.tokens.seps
     links = [k for k in range(subject + 1, m.start) if _negator(tokens, seps, k, negators)]
     if not links:
         return False
-    return not _sized_between(f, links[-1], m.start)
+    return host or not _sized_between(f, links[-1], m.start)
 
 
 def _sized_between(f: Features, link: int, part: int) -> bool:
