@@ -456,12 +456,17 @@ class Normalizer:
         if not host:
             cues = find_lot_cues(f.tokens)
             return cues[0][1] if cues else 1
-        # in a server title, "8x", "(8)" and "8 V100" count GPUs inside it, not servers sold
+        # in a server title, "8x", "(8)" and "8 V100" count GPUs inside it, not servers sold;
+        # but a count heading the title, before the server's name, counts servers ("2x
+        # Supermicro 4028GR-TRT", "(2) Gigabyte T181-G20")
         words = f.tokens.words
         gpu_starts = {m.start for m in f.of("family") if m.value in self._gpu_families}
+        named = min((m.start for m in f.of("family") if m.start not in gpu_starts), default=0)
         for position, count in find_lot_cues(f.tokens):
             near_gpu = any(position < s <= position + 4 for s in gpu_starts)
-            if not (near_gpu or words[position] == "x" or words[position].isdigit()):
+            counted = words[position] == "x" or words[position].isdigit()
+            heading = position <= 1 and position < named
+            if not near_gpu and (not counted or heading):
                 return count
         return 1
 
