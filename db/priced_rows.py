@@ -188,9 +188,9 @@ def save_priced(session: Session, rows: Sequence[dict[str, Any]]) -> None:
 
     A row already stored is updated in the columns an index holds only where their value
     changed: SQLite rewrites an index's entry whenever an update sets one of its columns, even
-    to the value it had. At a million listings, 11,000 rows after a run were saved in 0.70 s
-    with every column set, 0.09 s with none of the indexed ones; most keep their SKU, seller,
-    outcome and market digest. The stored values are read first, by the primary key."""
+    to the value it had. At a million listings, the 11,000 rows a ranking after a run saves,
+    most keeping their SKU, seller, outcome and market digest, took 0.54 s of SQLite's time
+    with every column set, 0.27 s now. The stored values are read first, by the primary key."""
     if not rows:
         return
     names = [name for name in rows[0] if name != "listing_id"]

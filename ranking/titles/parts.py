@@ -95,8 +95,8 @@ def _negated(
 
 
 def _qualified(f: Features, m: TokenMatch, qualifiers: frozenset[str]) -> bool:
-    """A power supply said to be dual, redundant, hot-swap (the word right before it, or two
-    before: "dual 2000W PSU"; or right after: "PSU redundant", "alimentation redondante")."""
+    """A power supply said to be dual, double or redundant (within three words before it:
+    "dual 2000W PSU"; or right after it: "PSU redundant", "alimentation redondante")."""
     tokens = f.tokens.words
     before = tokens[max(0, m.start - 3) : m.start]
     return not qualifiers.isdisjoint(before) or (
