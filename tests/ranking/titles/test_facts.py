@@ -47,15 +47,26 @@ BROKEN = {
         "no detectada",
         "Speicherfehler",
         "errores de memoria",
+        "crashes under load",
+        "stürzt ab",
+        "missing capacitor",
+        "fehlender Kondensator",
+        "gebrochener Stecker",
+        "per parti di ricambio",
     ],
 }
 UNTESTED = ["untested", "not tested", "ungetestet", "nicht getestet", "non testé", "non testato",
-            "sin probar", "niet getest"]  # fmt: skip
-AS_IS = ["as is", "AS-IS", "wie besehen", "en l'état", "tal cual"]
-NO_PICTURE = ["no video", "no display", "kein Bild", "pas d'image", "sin imagen", "geen beeld"]
+            "sin probar", "niet getest", "ungeprüft", "non vérifiée", "sin comprobar",
+            "non verificata"]  # fmt: skip
+AS_IS = ["as is", "AS-IS", "wie besehen", "en l'état", "tal cual", "so wie es ist", "tel quel",
+         "vendue telle quelle", "tal como está"]  # fmt: skip
+NO_PICTURE = ["no video", "no display", "kein Bild", "pas d'image", "sin imagen", "geen beeld",
+              "black screen", "schwarzer Bildschirm", "écran noir", "pantalla negra",
+              "schermo nero", "zwart scherm"]  # fmt: skip
 # "not broken", "nicht defekt", "sin defectos": the opposite of a fault
 NEGATED = ["not broken", "nicht defekt", "no artifacts", "artifact free", "no display issues",
-           "never dead", "non difettoso", "sans panne"]  # fmt: skip
+           "never dead", "non difettoso", "sans panne", "no black screen", "no crashes",
+           "kein schwarzer Bildschirm"]  # fmt: skip
 
 
 def _cases(text: str) -> st.SearchStrategy[str]:
