@@ -32,13 +32,20 @@ PARTS_FILE = CATALOG_DIR / "parts.toml"
 HEATSINK, POWER_SHELF = "sxm2-heatsink", "ocp-power-shelf"  # parts.toml ids the rules name
 
 _CPU = re.compile(
-    r"(?:\b(?P<n>[1-8])\s*x\s*|\b(?P<dual>dual|two)\s+|\b(?P<n2>[1-8])\s*\*\s*)?"
+    r"(?:\b(?P<n>[1-8])\s*x\s*|\b(?P<dual>dual|two|zwei|deux|dos|due)\s+|\b(?P<n2>[1-8])\s*\*\s*"
+    # a count before the processor word, in any marketplace's language: "2 processeurs E5-…"
+    r"|\b(?P<n3>[1-8])\s*(?:x\s*)?(?:cpus?|processors?|prozessoren|processeurs|procesadores"
+    r"|processori|processoren)\s+)?"
     r"(?:intel\s+)?(?:xeon\s+)?(?:amd\s+)?"
     r"(?P<model>e5-\d{4}[a-z]?l?\s*v\d|(?:gold|silver|platinum|bronze)\s+\d{4}[a-z]?"
     r"|epyc\s+\d{4}[a-z]?)(?![\w/])"
 )
-_GB = re.compile(r"\b(\d{1,4})\s*gb\b(?!\s*/s|e)")
-_RAM_WORDS = re.compile(r"^\s*(?:ram|memory|ddr\d|ecc|rdimm|reg)\b")
+# a memory size, in GB or French "Go", and the modules it is counted in ("24x 32GB")
+_GB = re.compile(r"\b(?:(?P<modules>\d{1,2})\s*x\s*)?(?P<size>\d{1,4})\s*(?:gb|go)\b(?!\s*/s|e)")
+_RAM_WORDS = re.compile(
+    r"^\s*(?:de\s+|di\s+)?(?:ram|memory|ddr\d|ecc|rdimm|reg|arbeitsspeicher|speicher|memoire"
+    r"|memoria|geheugen)\b"
+)
 _PSU = re.compile(
     r"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{3,4})\s*w\b(?=[^,;]*?\b(?:psus?|power\s+suppl))"
 )
@@ -269,7 +276,7 @@ def parse_part(title: str, parts: Iterable[Part], facts: TitleFacts | None = Non
 
 def _cpus(text: str) -> tuple[int | None, str | None]:
     for m in _CPU.finditer(text):
-        count = 2 if m["dual"] else int(m["n"] or m["n2"] or 1)
+        count = 2 if m["dual"] else int(m["n"] or m["n2"] or m["n3"] or 1)
         return count, _model(m["model"])
     return None, None
 
@@ -288,7 +295,7 @@ def _ram(text: str) -> int | None:
         before = _WORD.findall(text[: m.start()])[-3:]
         named_ram = _RAM_WORDS.match(text[m.end() :]) is not None
         if named_ram or not gpu_words().intersection(before):
-            found.append(int(m[1]))
+            found.append(int(m["size"]) * int(m["modules"] or 1))
     # RAM comes in 16 GB steps at least; "8GB" after no GPU word is still a card's memory
     ram = [gb for gb in found if gb >= 16]
     return max(ram) if ram else None

@@ -64,6 +64,17 @@ def test_a_gpu_s_memory_is_not_the_server_s_ram():
         ("ASUS ESC4000 G4X 2U Barebone Dual LGA3647 8x GPU Capable No CPU No RAM", "ram_gb", 0),
         ("Supermicro SYS-4028GR-TRT 4U 8x GPU Server Barebone X10DRG-O-PCIE", "board", "X10DRG-O-PCIE"),
         ("Supermicro SYS-4028GR-TR 4U GPU Server Dual Xeon E5-2680 v4 256GB RAM", "cpus", 2),
+        # RAM in another language's unit or words, and counted in modules
+        ("Supermicro 4028GR-TRT 2x E5-2680 v4 256 Go de RAM", "ram_gb", 256),
+        ("Supermicro 4028GR-TRT 128Go DDR4", "ram_gb", 128),
+        ("Supermicro 4028GR-TRT 2x E5-2680v4 256GB Arbeitsspeicher", "ram_gb", 256),
+        ("Supermicro 4028GR-TRT dual Xeon E5-2697 v4, 24x 32GB", "ram_gb", 768),
+        ("Gigabyte T181-G20 2x Xeon Gold 6148 12x 32GB DDR4", "ram_gb", 384),
+        ("Gigabyte T181-G20 4x V100 SXM2 2x 16GB", "ram_gb", None),  # the GPUs' memory
+        # and the CPUs counted in another language's words
+        ("Supermicro 4028GR-TRT 2 processeurs E5-2680 v4 et 256 Go RAM", "cpus", 2),
+        ("Supermicro 4028GR-TRT 2 procesadores E5-2680v4 256GB RAM", "cpus", 2),
+        ("Supermicro 4028GR-TRT zwei E5-2680 v4", "cpus", 2),
     ],
 )  # fmt: skip
 def test_each_part_a_title_names(title, field, value):
