@@ -46,11 +46,21 @@ _RAM_WORDS = re.compile(
     r"^\s*(?:de\s+|di\s+)?(?:ram|memory|ddr\d|ecc|rdimm|reg|arbeitsspeicher|speicher|memoire"
     r"|memoria|geheugen)\b"
 )
-_PSU = re.compile(
-    r"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{3,4})\s*w\b(?=[^,;]*?\b(?:psus?|power\s+suppl))"
+# a power supply's name in any marketplace's language (accents folded)
+_PSU_NAME = (
+    r"(?:psus?|power\s+suppl\w*|netzteile?|alimentations?|alimentatori?"
+    r"|fuentes?\s+de\s+alimentacion|voedingen?)"
 )
+# its watts and count, before its name ("2x 1600W PSU", "2x 2000W Netzteil") or after it
+# ("fuente de alimentacion 1600W", "Netzteil 2x 2000W")
+_PSU = re.compile(
+    rf"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{{3,4}})\s*w\b(?=[^,;]*?\b{_PSU_NAME})"
+    rf"|\b{_PSU_NAME}\s*(?:(?P<n2>[1-8])\s*x\s*)?(?P<w2>\d{{3,4}})\s*w\b"
+)
+# drives: their count, size (a decimal point or comma: "1.6TB", "1,6TB"; French "To", "Go")
+# and kind
 _DRIVES = re.compile(
-    r"\b(?:(?P<n>\d+)\s*x\s*)?(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>tb|gb)\s*"
+    r"\b(?:(?P<n>\d+)\s*x\s*)?(?P<size>\d+(?:[.,]\d+)?)\s*(?P<unit>tb|gb|to|go)\s*"
     r"(?P<kind>nvme|ssd|hdd|sas|sata)\b",
     re.IGNORECASE,
 )
@@ -131,7 +141,7 @@ class PartsTable:
         m = _DRIVES.search(drives.lower())
         if m is None or m["kind"] not in self.drive_per_tb:
             return None
-        tb = Decimal(m["size"]) / (1000 if m["unit"] == "gb" else 1)
+        tb = _size(m["size"]) / (1000 if m["unit"] in ("gb", "go") else 1)
         return (tb * int(m["n"] or 1) * self.drive_per_tb[m["kind"]]).quantize(CENT)
 
     def platform(self, family: str) -> Platform | None:
@@ -307,12 +317,21 @@ def _psus(text: str, facts: TitleFacts) -> dict[str, int | None]:
     m = _PSU.search(text)
     if m is None:
         return {"psus": None, "psu_watts": None}
-    return {"psus": int(m["n"]) if m["n"] else 1, "psu_watts": int(m["w"])}
+    count = m["n"] or m["n2"]
+    return {"psus": int(count) if count else 1, "psu_watts": int(m["w"] or m["w2"])}
 
 
 def _board(title: str) -> str | None:
     m = _BOARD.search(title)
     return m[1].upper() if m else None
+
+
+def _size(text: str) -> Decimal:
+    """ "1.6", "3.840" and "1,6" are decimals; "1,920" (a comma before three digits) is 1920."""
+    whole, comma, part = text.partition(",")
+    if not comma:
+        return Decimal(text)
+    return Decimal(whole + part) if len(part) == 3 else Decimal(f"{whole}.{part}")
 
 
 def _drives(title: str) -> str | None:

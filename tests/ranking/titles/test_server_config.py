@@ -7,6 +7,7 @@ $700 chassis from a $1,500 machine.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 import pytest
@@ -75,6 +76,11 @@ def test_a_gpu_s_memory_is_not_the_server_s_ram():
         ("Supermicro 4028GR-TRT 2 processeurs E5-2680 v4 et 256 Go RAM", "cpus", 2),
         ("Supermicro 4028GR-TRT 2 procesadores E5-2680v4 256GB RAM", "cpus", 2),
         ("Supermicro 4028GR-TRT zwei E5-2680 v4", "cpus", 2),
+        # power supplies and drives in other languages' words and numbers
+        ("ASUS ESC4000 G3 2x E5-2650 v3 64GB 2x 1600W Netzteil", "psu_watts", 1600),
+        ("ASUS ESC4000 G3 Servidor 2x E5-2650 v3 64GB fuente de alimentación 1600W", "psu_watts", 1600),
+        ("Supermicro 4028GR-TRT Server 2x E5-2680 v4 256GB Netzteil 2x 2000W", "psus", 2),
+        ("Gigabyte T181-G20 2x 1,6TB NVMe", "drives", "2x 1,6TB NVMe"),
     ],
 )  # fmt: skip
 def test_each_part_a_title_names(title, field, value):
@@ -133,3 +139,14 @@ def test_item_specifics_fill_in_what_the_title_leaves_unsaid():
     assert (got.cpus, got.cpu_model, got.ram_gb) == (2, "E5-2680 v4", 256)
     said = normalize_title("Supermicro SYS-4028GR-TRT 2x E5-2650 v4 64GB", specifics=specifics)
     assert said.config is not None and said.config.ram_gb == 64  # the title's word stands
+
+
+@pytest.mark.parametrize(
+    ("drives", "price"),
+    [("2x 1.6TB NVMe", "192.00"), ("2x 1,6TB NVMe", "192.00"), ("2x 1,920GB SSD", "172.80"),
+     ("2x 480 Go SSD", "43.20"), ("1x 3.840TB SSD", "172.80")],
+)  # fmt: skip
+def test_drives_are_priced_by_their_size_however_the_title_writes_it(drives, price):
+    # a decimal comma ("1,6TB") is a decimal; a comma before three digits ("1,920GB") groups
+    # thousands; French "Go" is GB
+    assert load_parts().drives_price(drives) == Decimal(price)
