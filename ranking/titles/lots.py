@@ -30,7 +30,10 @@ _GROUP_NOUNS = frozenset(_WORDS["group"])
 _GROUP_LINKS = tuple(_WORDS["group_links"])
 _COUNT_SUFFIXES = frozenset(_WORDS["count_suffixes"])
 _PAIRS = frozenset(_WORDS["pair"])
-TRIGGERS = frozenset({"qty", "quantity", "x"} | _COUNT_NOUNS | _GROUP_NOUNS | _PAIRS)
+_QUANTITY = frozenset(_WORDS["quantity"])
+# the number words that count cards ("two cards"), not "dual" or "pair"
+_COUNT_WORDS = frozenset(NUMBER_WORDS) - _PAIRS - {"dual"}
+TRIGGERS = frozenset({"x"} | _QUANTITY | _COUNT_NOUNS | _GROUP_NOUNS | _PAIRS)
 # tokens before "xN" that make it a PCIe link width ("PCIe 4.0 x16", "Gen3 x8")
 _LINK = frozenset({
     "pcie", "pci", "e", "express", "gen", "0", "slot", "slots", "lane", "lanes", "link", "in",
@@ -80,12 +83,14 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
         count: int | None = None
         if word in _GROUP_NOUNS:
             count = _number_after(words, i + 1, skip=_GROUP_LINKS) or _suffixed(words, seps, i)
-        elif word in ("qty", "quantity"):
+        elif word in _QUANTITY:
             count = _number_after(words, i + 1, skip=())
         elif word == "x":
             count = _times(words, seps, i)
         elif word in _COUNT_NOUNS and i > 0 and words[i - 1].isdigit():
             count = int(words[i - 1])
+        elif word in _COUNT_NOUNS and i > 0 and words[i - 1] in _COUNT_WORDS:
+            count = NUMBER_WORDS[words[i - 1]]  # "deux cartes", "tres tarjetas", "due schede"
         elif word in _PAIRS and not (i > 0 and words[i - 1] in ("nvlink", "sli")):
             count = 2
         elif word.isdigit() and seps[i].endswith("(") and i + 1 < len(words):

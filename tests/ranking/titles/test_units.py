@@ -33,8 +33,8 @@ LOTS = {
 }
 PAIRS = ["Pair of", "1 Paar", "Paire de", "Coppia di", "Pareja de"]
 WORDS = {
-    2: ["two", "zwei", "deux", "due", "dos"],
-    3: ["three", "drei", "trois", "tre", "tres"],
+    2: ["two", "zwei", "deux", "due", "dos", "twee"],
+    3: ["three", "drei", "trois", "tre", "tres", "drie"],
     4: ["four", "vier", "quatre", "quattro", "cuatro"],
 }
 PHRASES = [p for phrases in LOTS.values() for p in phrases]
@@ -76,6 +76,25 @@ def test_a_count_in_words_after_a_lot_word_counts_too(card, group, count, data):
     word = data.draw(st.sampled_from(WORDS[count]))
     read = normalize_title(f"{group} {word} {card}")
     assert (read.sku, read.quantity) == (CARDS[card], count)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    card=st.sampled_from(sorted(CARDS)),
+    count=st.sampled_from(sorted(WORDS)),
+    noun=st.sampled_from(["cards", "Karten", "cartes", "schede", "tarjetas", "kaarten", "Stück"]),
+    data=st.data(),
+)
+def test_a_count_in_words_before_a_count_noun_counts(card, count, noun, data):
+    word = data.draw(st.sampled_from(WORDS[count]))
+    read = normalize_title(f"{word} {noun} {card}")
+    assert (read.sku, read.quantity) == (CARDS[card], count), f"{word} {noun}"
+
+
+def test_a_quantity_word_in_any_language_counts_unless_the_price_is_each():
+    for word in ("QTY", "Quantity:", "Menge:", "Anzahl", "Cantidad:", "quantité", "Aantal"):
+        assert normalize_title(f"NVIDIA Tesla P40 24GB, {word} 3").quantity == 3, word
+    assert normalize_title("NVIDIA Tesla P40 24GB, Menge: 3, Preis pro Stück").quantity == 1
 
 
 def test_stock_is_not_a_lot_in_any_language():
