@@ -150,13 +150,14 @@ class Normalizer:
         if subject.kind == "family" and subject.value in self._gpu_families:
             families = f.of("family")
             hosts = [m for m in families if m.value not in self._gpu_families]
-            if (hosts or "server_words" in f.by_kind or "not_carried" in f.by_kind) and (
-                count_near(f.tokens, subject.start, subject.end) or 1
-            ) > 1:
+            counted = (count_near(f.tokens, subject.start, subject.end) or 1) > 1
+            if (hosts or "server_words" in f.by_kind or "not_carried" in f.by_kind) and counted:
                 if hosts:
                     return self._host(title, f, specifics)
                 if self._is_server(f):
                     return self._unknown_server(title, f, specifics)
+            if counted and self._made_by_a_server_maker(f, subject):
+                return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
             return self._gpu(title, f, specifics, self._gpu_mentions(f, families))
         return self._host(title, f, specifics)
 
@@ -237,14 +238,27 @@ class Normalizer:
         )
 
     def _sold_in_a_system(self, f: Features, subject: TokenMatch | None) -> bool:
-        """A computer named before the card and joined to it by "with" ("Dell Precision 3660
-        Tower mit RTX A4000"): the computer is sold, the card comes in it."""
+        """A computer, or a server maker's machine, named before the card and joined to it by
+        "with" ("Dell Precision 3660 Tower mit RTX A4000", "HP ProLiant DL380 mit Tesla T4"):
+        the computer is sold, the card comes in it."""
         if not self._gpu_subject(subject):
             return False
-        before = [m.start for m in f.of("other.systems") if m.start < subject.start]
+        systems = (*f.of("other.systems"), *f.of("other.server_makers"))
+        before = [m.start for m in systems if m.start < subject.start]
         links = self._words["other.system_links"]
         return bool(before) and any(
             w in links for w in f.tokens.words[min(before) + 1 : subject.start]
+        )
+
+    def _made_by_a_server_maker(self, f: Features, subject: TokenMatch) -> bool:
+        """A server or workstation maker named before the cards, not as where they were pulled
+        from ("Supermicro 7049GP-TRT 4x RTX 3090": the machine; "Supermicro pulled 4x P40":
+        the cards)."""
+        words = f.tokens.words
+        pulled = self._words["other.trailing_negators"]
+        return any(
+            m.start < subject.start and not (m.end < len(words) and words[m.end] in pulled)
+            for m in f.of("other.server_makers")
         )
 
     def _gpu_subject(self, subject: TokenMatch | None) -> TypeGuard[TokenMatch]:

@@ -38,6 +38,7 @@ _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
     ("other", "boxes"), ("accessory", "empty"), ("accessory", "packaging"), ("other", "systems"),
+    ("other", "server_makers"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
