@@ -115,13 +115,15 @@ class FactReader:
         parts: dict[str, str] = {}
         part_offsets: dict[str, int] = {}
         absent: set[int] = set()
-        carried = self._carried(words, [m for m in matches if m.kind == PART])
+        named = [m for m in matches if m.kind == PART]
+        said = {m.start for m in named if self._absent(words, m)}  # missing by their own words
+        missing = said | self._carried(words, named, said)
         for m in matches:
             if m.kind == FAULT:
                 if not self._negated(words, m):
                     faults.append(Fault(m.value, offsets[m.start]))
             elif m.kind == PART:
-                state = NO if m.start in carried or self._absent(words, m) else YES
+                state = NO if m.start in missing else YES
                 if state == NO:
                     absent.update(range(m.start, m.end))
                 if parts.get(m.value) != NO:  # "no heatsink … heatsink pictured": missing
@@ -130,11 +132,11 @@ class FactReader:
         broken = frozenset(f.code for f in faults) & self.broken
         return TitleFacts(tuple(faults), parts, broken, part_offsets, frozenset(absent))
 
-    def _carried(self, words: tuple[str, ...], parts: list[TokenMatch]) -> set[int]:
+    def _carried(self, words: tuple[str, ...], parts: list[TokenMatch], said: set[int]) -> set[int]:
         """Where the parts start that a list carries an absence to: "no CPU or RAM", "sin CPU
         ni RAM", "no CPU/RAM", "no HDD, CPU, RAM" (parts joined by ``joins`` words or bare
-        separators, after one said missing); not when the list ends with the parts said
-        included ("no HDD, CPU and RAM included")."""
+        separators, after one said missing: ``said``, where they start); not when the list
+        ends with the parts said included ("no HDD, CPU and RAM included")."""
         carried: set[int] = set()
         run: list[TokenMatch] = []
         for m in [*parts, None]:
@@ -142,7 +144,7 @@ class FactReader:
                 run.append(m)
                 continue
             if len(run) > 1 and not _starts_at(words, run[-1].end, self.present_after):
-                missing = next((k for k, p in enumerate(run) if self._absent(words, p)), None)
+                missing = next((k for k, p in enumerate(run) if p.start in said), None)
                 if missing is not None:
                     carried.update(p.start for p in run[missing + 1 :])
             run = [m] if m is not None else []

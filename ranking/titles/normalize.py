@@ -150,14 +150,17 @@ class Normalizer:
         if subject.kind == "family" and subject.value in self._gpu_families:
             families = f.of("family")
             hosts = [m for m in families if m.value not in self._gpu_families]
-            counted = (count_near(f.tokens, subject.start, subject.end) or 1) > 1
-            if (hosts or "server_words" in f.by_kind or "not_carried" in f.by_kind) and counted:
+            in_host = hosts or "server_words" in by_kind or "not_carried" in by_kind
+            # cards counted in a title that names a machine: the machine may be what is sold
+            if (in_host or "other.server_makers" in by_kind) and (
+                count_near(f.tokens, subject.start, subject.end) or 1
+            ) > 1:
                 if hosts:
                     return self._host(title, f, specifics)
-                if self._is_server(f):
+                if in_host and self._is_server(f):
                     return self._unknown_server(title, f, specifics)
-            if counted and self._made_by_a_server_maker(f, subject):
-                return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
+                if self._made_by_a_server_maker(f, subject):
+                    return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
             return self._gpu(title, f, specifics, self._gpu_mentions(f, families))
         return self._host(title, f, specifics)
 
@@ -207,21 +210,13 @@ class Normalizer:
         """A memory size right after the model that no card of the family has ("RTX 3060 6GB",
         "RTX 4090 16GB": laptop chips; "Tesla P40 12GB"): another card than the ones carried,
         which the buyer could not be sold at the carried card's price."""
-        words = f.tokens.words
-        for u in f.of("unit"):
-            at = u.start - 1
-            if m.end <= at <= m.end + 1 and words[at].isdigit() and f.tokens.seps[u.start] != ".":
-                return float(words[at]) not in self._sizes[m.value]
-        return False
+        size = _size_after(f, m)
+        return size is not None and size not in self._sizes[m.value]
 
     def _sized_after(self, f: Features, m: TokenMatch) -> bool:
         """A memory size of the family right after the model ("3090 24GB")."""
-        words = f.tokens.words
-        vrams = self.vocabulary.families[m.value].vrams
-        for u in f.of("unit"):
-            if m.end <= u.start - 1 <= m.end + 1 and words[u.start - 1].isdigit():
-                return float(words[u.start - 1]) in vrams
-        return False
+        size = _size_after(f, m)
+        return size is not None and size in self.vocabulary.families[m.value].vrams
 
     def _one_plain_card(
         self, f: Features, category_id: str | None, specifics: Mapping[str, str] | None
@@ -511,6 +506,15 @@ class Normalizer:
             not negated(m.start) and not any(w in trailing for w in words[m.end : m.end + 3])
             for m in f.of("other")
         )
+
+
+def _size_after(f: Features, m: TokenMatch) -> float | None:
+    """The memory size written right after the model at ``m`` ("3090 24GB", "3090 FE 24GB")."""
+    words = f.tokens.words
+    for u in f.of("unit"):
+        if m.end <= u.start - 1 <= m.end + 1 and words[u.start - 1].isdigit():
+            return float(words[u.start - 1])
+    return None
 
 
 def _socket(form: str | None) -> str | None:
