@@ -16,13 +16,6 @@ from importlib.resources import files
 
 from core.text import match_form
 
-# the two-letter abbreviations of US states and territories, as eBay US shows "City, ST"
-_US_STATES = frozenset({
-    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA",
-    "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM",
-    "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA",
-    "WV", "WI", "WY", "PR", "GU", "VI",
-})  # fmt: skip
 _NOT_NAME = re.compile(r"[^a-z0-9]+")
 
 
@@ -47,12 +40,32 @@ def _key(text: str) -> str:
     return " ".join(_NOT_NAME.split(match_form(text).casefold())).strip()
 
 
+@cache
+def _regions() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """``regions.toml`` as lookups: each region code -> the countries that have it (in file
+    order), and each region name as a key -> its country."""
+    raw = tomllib.loads(files("core").joinpath("regions.toml").read_text("utf-8"))
+    codes: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for country, table in raw.items():
+        for code in table.get("codes", ()):
+            codes.setdefault(code, []).append(country)
+        for name in table.get("names", ()):
+            names.setdefault(_key(name), country)
+    return {code: tuple(owners) for code, owners in codes.items()}, names
+
+
 @lru_cache(maxsize=4096)  # a day's listings ship from a few hundred distinct places
-def country_of(location: str | None) -> str | None:
+def country_of(location: str | None, home: tuple[str, ...] = ()) -> str | None:
     """The ISO code of the country ``location`` names, or None when it names none we know.
+
+    ``home`` is the marketplace's own countries: a region code two countries share ("Milano,
+    MI" on eBay Italy, "Detroit, MI" on eBay US) is read as theirs.
 
     >>> [country_of(p) for p in ("US", "Shenzhen, China", "Wien, Österreich", "Austin, TX")]
     ['US', 'CN', 'AT', 'US']
+    >>> country_of("Milano, MI", home=("IT",)), country_of("Brooklyn, New York")
+    ('IT', 'US')
     """
     text = match_form(location or "")
     if not text:
@@ -66,8 +79,22 @@ def country_of(location: str | None) -> str | None:
         found = by_key.get(_key(part))
         if found:
             return found
-    if len(parts) > 1 and parts[-1].upper() in _US_STATES and parts[-1].isupper():
-        return "US"  # "San Jose, CA": a US state, not Canada
+    region = _region_of(parts, home) if parts else None
+    if region:
+        return region
     padded = f" {_key(text)} "
     hits = [(len(key), code) for key, code in by_key.items() if f" {key} " in padded]
     return max(hits)[1] if hits else None
+
+
+def _region_of(parts: list[str], home: tuple[str, ...]) -> str | None:
+    """The country of the state, province or region a location ends with: "Toronto, ON",
+    "Brooklyn, New York", "München, Bayern". Only its last part: in "Victoria, Seychelles" the
+    region name is a city's; and a code only after a city (alone, "CA" is Canada's ISO code)."""
+    region_codes, region_names = _regions()
+    last = parts[-1]
+    found = region_names.get(_key(last))
+    if found:
+        return found
+    owners = region_codes.get(last) if len(parts) > 1 and last.isupper() else None
+    return next((code for code in owners if code in home), owners[0]) if owners else None

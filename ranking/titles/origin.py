@@ -25,7 +25,7 @@ def ship_origin(marketplace: str, location: str | None) -> str:
     market = marketplaces().get(marketplace)
     if not location or not location.strip() or market is None:
         return DOMESTIC
-    country = country_of(location)
+    country = country_of(location, market.home)
     if country in market.home:
         return DOMESTIC
     return REGION if country in market.region else OVERSEAS

@@ -33,11 +33,45 @@ from ranking.titles.origin import DOMESTIC, OVERSEAS, REGION, ship_origin
         ("Glasgow, Scotland", "GB"),
         ("España", "ES"),
         ("Somewhere else", None),
+        (", ,", None),
         ("", None),
     ],
 )
 def test_a_location_names_one_country_in_any_language(location: str, country: str | None) -> None:
     assert country_of(location) == country
+
+
+@pytest.mark.parametrize(
+    ("location", "home", "country"),
+    [
+        # a state, province or region named without its country
+        ("Brooklyn, New York", (), "US"),
+        ("Sacramento, California", (), "US"),
+        ("Toronto, Ontario", (), "CA"),
+        ("Montréal, Québec", (), "CA"),
+        ("Calgary, AB", (), "CA"),
+        ("München, Bayern", (), "DE"),
+        ("Graz, Steiermark", (), "AT"),
+        ("Sevilla, Andalucía", (), "ES"),
+        ("Lyon, Auvergne-Rhône-Alpes", (), "FR"),
+        ("Brisbane, QLD", (), "AU"),
+        ("Napoli, Campania", (), "IT"),
+        ("Torino, TO", (), "IT"),  # only Italy has TO
+        # a code two countries have is the marketplace's own country's
+        ("Milano, MI", ("IT",), "IT"),
+        ("Detroit, MI", ("US",), "US"),
+        ("Cagliari, CA", ("IT",), "IT"),
+        ("Perth, WA", ("AU",), "AU"),
+        ("Seattle, WA", ("US",), "US"),
+        # a named country still wins over any region word
+        ("Victoria, Seychelles", (), None),
+        ("Washington, United Kingdom", (), "GB"),
+    ],
+)
+def test_a_region_without_its_country_is_read_as_its_country(
+    location: str, home: tuple[str, ...], country: str | None
+) -> None:
+    assert country_of(location, home) == country
 
 
 def test_every_marketplace_home_and_region_is_a_known_country() -> None:
@@ -60,6 +94,11 @@ def test_every_marketplace_home_and_region_is_a_known_country() -> None:
         ("EBAY_ES", "España", DOMESTIC),
         ("EBAY_IT", "Italia", DOMESTIC),
         ("EBAY_US", None, DOMESTIC),  # not said: no freight or duty is invented
+        ("EBAY_US", "Brooklyn, New York", DOMESTIC),  # a state, not an unknown place
+        ("EBAY_US", "Vancouver, BC", REGION),
+        ("EBAY_IT", "Milano, MI", DOMESTIC),  # the province of Milan, not Michigan
+        ("EBAY_IT", "Detroit, Michigan", OVERSEAS),
+        ("EBAY_DE", "Linz, Oberösterreich", REGION),
     ],
 )
 def test_the_origin_rule_reads_the_country(
