@@ -25,6 +25,7 @@ def _lot_words() -> dict[str, Any]:
 
 _WORDS = _lot_words()
 NUMBER_WORDS: dict[str, int] = dict(_WORDS["numbers"])
+_PACKS: dict[str, int] = dict(_WORDS["packs"])
 _COUNT_NOUNS = frozenset(_WORDS["count_nouns"])
 _GROUP_NOUNS = frozenset(_WORDS["group"])
 _GROUP_LINKS = tuple(_WORDS["group_links"])
@@ -33,7 +34,7 @@ _PAIRS = frozenset(_WORDS["pair"])
 _QUANTITY = frozenset(_WORDS["quantity"])
 # the number words that count cards ("two cards"), not "dual" or "pair"
 _COUNT_WORDS = frozenset(NUMBER_WORDS) - _PAIRS - {"dual"}
-TRIGGERS = frozenset({"x"} | _QUANTITY | _COUNT_NOUNS | _GROUP_NOUNS | _PAIRS)
+TRIGGERS = frozenset({"x"} | _QUANTITY | _COUNT_NOUNS | _GROUP_NOUNS | _PAIRS | set(_PACKS))
 # tokens before "xN" that make it a PCIe link width ("PCIe 4.0 x16", "Gen3 x8")
 _LINK = frozenset({
     "pcie", "pci", "e", "express", "gen", "0", "slot", "slots", "lane", "lanes", "link", "in",
@@ -54,6 +55,10 @@ _LINE_AFTER = frozenset(_WORDS["line_after"])
 _EACH = tuple(tuple(p.split()) for p in _WORDS["each"])
 _AVAILABLE = tuple(tuple(p.split()) for p in _WORDS["available"])
 _EACH_FIRST = frozenset(p[0] for p in _EACH)
+_PRICE_WORDS = frozenset(_WORDS["price_words"])
+_ONE_WORDS = frozenset(_WORDS["one_words"])
+_ONE_NOUNS = frozenset(_WORDS["one_nouns"])
+_PRICE_REACH = 5  # words from the price word to the "one card" it is for
 _LOT_NOT_UNITS = frozenset(
     {"pin", "pins", "gb", "g", "tb", "mb", "w", "watt", "v", "mm", "ghz", "mhz"}
 )
@@ -93,6 +98,8 @@ def find_lot_cues(tokens: Tokens) -> list[tuple[int, int]]:
             count = NUMBER_WORDS[words[i - 1]]  # "deux cartes", "tres tarjetas", "due schede"
         elif word in _PAIRS and not (i > 0 and words[i - 1] in ("nvlink", "sli")):
             count = 2
+        elif word in _PACKS:
+            count = _PACKS[word]
         elif word.isdigit() and seps[i].endswith("(") and i + 1 < len(words):
             count = _parenthesised(words, seps, i)
         elif i == 0 and len(words) > 1 and words[1] in BRAND_WORDS:
@@ -113,7 +120,24 @@ def _stock(words: tuple[str, ...], i: int, word: str) -> bool:
         _phrase_at(words, at, _EACH) for at, w in enumerate(words) if w in _EACH_FIRST
     ):
         return True
+    if not _PRICE_WORDS.isdisjoint(words) and _priced_for_one(words):
+        return True
     return any(_phrase_at(words, at, _AVAILABLE) for at in range(i + 1, min(i + 4, len(words))))
+
+
+def _priced_for_one(words: tuple[str, ...]) -> bool:
+    """A price word, then "one"/"single" and what it counts within a few words: "price is for
+    one card", "Preis gilt für eine Karte", "prezzo riferito alla singola scheda", "the price
+    shown is for a single card"; or right before it ("single card price")."""
+    for at, word in enumerate(words):
+        if word in _PRICE_WORDS:
+            for start in (*range(max(0, at - 2), at), *range(at + 1, at + 1 + _PRICE_REACH)):
+                end = start
+                while end < len(words) and words[end] in _ONE_WORDS:
+                    end += 1  # "a single", "una sola"
+                if end > start and end < len(words) and words[end] in _ONE_NOUNS:
+                    return True
+    return False
 
 
 def _phrase_at(words: tuple[str, ...], at: int, phrases: tuple[tuple[str, ...], ...]) -> bool:

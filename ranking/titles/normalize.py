@@ -119,7 +119,9 @@ class Normalizer:
                 return Normalized(title, None, None, Kind.OTHER, confidence=confidence)
             quantity = self._quantity(f) if sku else 1
             return Normalized(title, sku, Category.GPU, Kind.ITEM, quantity, (), confidence)
-        if category_id in _COMPUTER_CATEGORIES or ("other" in by_kind and self._other_phrase(f)):
+        if category_id in _COMPUTER_CATEGORIES or (
+            ("other" in by_kind or "other.oem_lines" in by_kind) and self._other_phrase(f)
+        ):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.8)
         subject = self._subject(f)
         if "other.boxes" in by_kind and not (
@@ -502,9 +504,14 @@ class Normalizer:
                 i -= 1
             return i >= 0 and i < start - 1 and words[i] in negators
 
-        return any(
-            not negated(m.start) and not any(w in trailing for w in words[m.end : m.end + 3])
-            for m in f.of("other")
+        def said(m: TokenMatch) -> bool:
+            return not negated(m.start) and not any(w in trailing for w in words[m.end : m.end + 3])
+
+        if any(said(m) for m in f.of("other")):
+            return True
+        # "Dell Alienware RTX 3090 OEM graphics card": the maker's card, not its computer
+        return self._words["other.card_words"].isdisjoint(words) and any(
+            said(m) for m in f.of("other.oem_lines")
         )
 
 

@@ -38,14 +38,14 @@ _VOCAB_KINDS = (
     ("accessory", "strong"), ("accessory", "weak"), ("other", "phrases"),
     ("barebones", "phrases"), ("server_words", "phrases"), ("board_words", "phrases"),
     ("other", "boxes"), ("accessory", "empty"), ("accessory", "packaging"), ("other", "systems"),
-    ("other", "server_makers"),
+    ("other", "server_makers"), ("other", "oem_lines"),
 )  # fmt: skip
 _WORD_SETS = (
     ("accessory", "descriptors"), ("accessory", "negators"), ("accessory", "trailing_negators"),
     ("accessory", "heads"), ("accessory", "psu_qualifiers"), ("other", "negators"),
     ("other", "fillers"),
     ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
-    ("other", "system_links"),
+    ("other", "system_links"), ("other", "card_words"),
 )  # fmt: skip
 
 
