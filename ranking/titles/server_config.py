@@ -40,6 +40,12 @@ _CPU = re.compile(
     r"(?P<model>e5-\d{4}[a-z]?l?\s*v\d|(?:gold|silver|platinum|bronze)\s+\d{4}[a-z]?"
     r"|epyc\s+\d{4}[a-z]?)(?![\w/])"
 )
+# CPUs counted with no model named ("2 CPUs", "2x CPU", "2 Prozessoren"); not sockets or slots
+# ("2 CPU sockets", "2x LGA3647"), and not "2x Xeon", which also names a supported range
+_CPU_COUNT = re.compile(
+    r"\b(?P<n>[1-8])\s*(?:x\s*)?(?:cpus?|processors?|prozessoren|prozessor|processeurs?"
+    r"|procesadores?|processori|processore|processoren)\b(?!\s*(?:sockets?|sockel|slots?))"
+)
 # a memory size, in GB or French "Go", and the modules it is counted in ("24x 32GB")
 _GB = re.compile(r"\b(?:(?P<modules>\d{1,2})\s*x\s*)?(?P<size>\d{1,4})\s*(?:gb|go)\b(?!\s*/s|e)")
 _RAM_WORDS = re.compile(
@@ -57,6 +63,8 @@ _PSU = re.compile(
     rf"\b(?:(?P<n>[1-8])\s*x\s*)?(?P<w>\d{{3,4}})\s*w\b(?=[^,;]*?\b{_PSU_NAME})"
     rf"|\b{_PSU_NAME}\s*(?:(?P<n2>[1-8])\s*x\s*)?(?P<w2>\d{{3,4}})\s*w\b"
 )
+# a count of kilowatt-class supplies with no name: in a server's title "4x 1600W" is its PSUs
+_PSU_COUNT = re.compile(r"\b(?P<n>[1-8])\s*x\s*(?P<w>[1-3]\d{3})\s*w\b")
 # drives: their count, size (a decimal point or comma: "1.6TB", "1,6TB"; French "To", "Go")
 # and kind
 _DRIVES = re.compile(
@@ -288,7 +296,8 @@ def _cpus(text: str) -> tuple[int | None, str | None]:
     for m in _CPU.finditer(text):
         count = 2 if m["dual"] else int(m["n"] or m["n2"] or m["n3"] or 1)
         return count, _model(m["model"])
-    return None, None
+    counted = _CPU_COUNT.search(text)
+    return (int(counted["n"]), None) if counted else (None, None)
 
 
 def _model(raw: str) -> str:
@@ -314,11 +323,11 @@ def _ram(text: str) -> int | None:
 def _psus(text: str, facts: TitleFacts) -> dict[str, int | None]:
     if facts.part("psu") == NO:
         return {"psus": 0, "psu_watts": None}
-    m = _PSU.search(text)
+    m = _PSU.search(text) or _PSU_COUNT.search(text)
     if m is None:
         return {"psus": None, "psu_watts": None}
-    count = m["n"] or m["n2"]
-    return {"psus": int(count) if count else 1, "psu_watts": int(m["w"] or m["w2"])}
+    count = m["n"] or m.groupdict().get("n2")
+    return {"psus": int(count) if count else 1, "psu_watts": int(m["w"] or m.groupdict()["w2"])}
 
 
 def _board(title: str) -> str | None:

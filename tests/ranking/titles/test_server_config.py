@@ -76,6 +76,14 @@ def test_a_gpu_s_memory_is_not_the_server_s_ram():
         ("Supermicro 4028GR-TRT 2 processeurs E5-2680 v4 et 256 Go RAM", "cpus", 2),
         ("Supermicro 4028GR-TRT 2 procesadores E5-2680v4 256GB RAM", "cpus", 2),
         ("Supermicro 4028GR-TRT zwei E5-2680 v4", "cpus", 2),
+        # CPUs counted with no model, in any language; sockets are not CPUs
+        ("Supermicro 4028GR-TRT, 2 CPUs, 512GB, no GPUs", "cpus", 2),
+        ("Supermicro SYS-4029GP-TRT mit 2 Prozessoren und 384GB RAM", "cpus", 2),
+        ("Supermicro 4028GR-TRT 2x CPU 256GB", "cpus", 2),
+        ("Supermicro 4028GR-TRT barebone, 2 CPU sockets", "cpus", None),
+        # a server's kilowatt supplies counted without their name
+        ("Supermicro SYS-4028GR-TRT 2x E5-2680 v4 256GB RAM 4x 1600W", "psus", 4),
+        ("Gigabyte T181-G20 2x Gold 6138 / 256 GB / 2x 2200W", "psu_watts", 2200),
         # power supplies and drives in other languages' words and numbers
         ("ASUS ESC4000 G3 2x E5-2650 v3 64GB 2x 1600W Netzteil", "psu_watts", 1600),
         ("ASUS ESC4000 G3 Servidor 2x E5-2650 v3 64GB fuente de alimentación 1600W", "psu_watts", 1600),
