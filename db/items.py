@@ -23,6 +23,7 @@ class StoredItem:
     status: str
     sku: str | None
     category_id: str | None
+    condition: str | None  # eBay's, in the marketplace's language
 
 
 def load_item(session: Session, item_id: str) -> StoredItem | None:
@@ -37,6 +38,7 @@ def load_item(session: Session, item_id: str) -> StoredItem | None:
             ListingRow.status,
             ListingRow.sku,
             ListingRow.category_id,
+            ListingRow.condition,
         )
         .where(ListingRow.item_id == item_id)
         .order_by(ListingRow.last_seen.desc())

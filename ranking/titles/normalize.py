@@ -13,7 +13,6 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypeGuard
 
 from core.models import Category, Included, Kind, Normalized
-from core.text import match_form
 from ranking.catalog import load_catalog
 from ranking.titles.facts import NO
 from ranking.titles.features import Features, extract_features
@@ -76,16 +75,21 @@ class Normalizer:
         *,
         category_id: str | None = None,
         specifics: Mapping[str, str] | None = None,
+        condition: str | None = None,
     ) -> Normalized:
         """What ``title`` sells. Never raises on odd text; unknown things come back as OTHER.
 
         A server or board also says what else it comes with (``config``); an accessory that
         is a priced part (``parts.toml``) says which, and how many (``part``, ``quantity``).
+        ``condition`` is eBay's condition of the listing, in the marketplace's language ("For
+        parts or not working", "Als Ersatzteil / defekt"): a broken one makes the item a part.
         """
         f = extract_features(title, self.vocabulary, specifics)
         if "family" in f.by_kind:
             f = self._without_bare_numbers(f)
         norm = self._classify(title, f, category_id, specifics)
+        if norm.kind is Kind.ITEM and self._broken_condition(condition, specifics):
+            norm = replace(norm, kind=Kind.FOR_PARTS)
         if norm.category in (Category.SERVER, Category.BOARD):
             host = self.catalog.get(norm.sku) if norm.sku else None
             sxm = bool(norm.includes) and (host is None or host.takes_sxm)
@@ -458,10 +462,15 @@ class Normalizer:
         how it is made, not a fault."""
         if "fault" in f.by_kind and self._facts(f).broken(headless=headless):
             return Kind.FOR_PARTS
-        if not specifics:
-            return Kind.ITEM
-        condition = specifics.get("Condition", "") or specifics.get("condition", "")
-        return Kind.FOR_PARTS if "parts" in match_form(condition).lower() else Kind.ITEM
+        return Kind.ITEM
+
+    def _broken_condition(self, condition: str | None, specifics: Mapping[str, str] | None) -> bool:
+        """eBay's condition (or the item specifics' "Condition") says broken, read with the
+        title's fault words in every language: "For parts or not working", "Als Ersatzteil /
+        defekt", "Pour pièces détachées ou ne fonctionne pas", "Para piezas o no funciona"."""
+        if not condition and specifics:
+            condition = specifics.get("Condition") or specifics.get("condition")
+        return condition is not None and self.vocabulary.facts.read(condition).broken()
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         if not host:
@@ -563,10 +572,13 @@ def normalize_title(
     *,
     category_id: str | None = None,
     specifics: Mapping[str, str] | None = None,
+    condition: str | None = None,
 ) -> Normalized:
     """Normalize one title with the default catalog, or with ``catalog`` when given."""
     normalizer = default_normalizer() if catalog is None else _normalizer_for(catalog)
-    return normalizer.normalize(title, category_id=category_id, specifics=specifics)
+    return normalizer.normalize(
+        title, category_id=category_id, specifics=specifics, condition=condition
+    )
 
 
 def _server_named(f: Features) -> int:

@@ -112,7 +112,9 @@ def _fetch_and_stage(
     marketplace = marketplace_of_host(urlsplit(url).hostname or "")
     page = parse_item_page(fetch_page(url), url=url, marketplace=marketplace)
     normalizer = user_normalizer(settings.catalog_extra)
-    reading = normalizer.normalize(page.listing.title, specifics=page.specifics)
+    reading = normalizer.normalize(
+        page.listing.title, specifics=page.specifics, condition=page.listing.condition
+    )
     save_listings(session, [(page.listing, reading)], search=None, run_id=None, now=now)
     session.flush()
     staged = load_item(session, page.listing.item_id)
@@ -131,7 +133,7 @@ def _check(
 ) -> ItemCheck:
     skus = user_skus(settings.catalog_extra)
     reading = user_normalizer(settings.catalog_extra).normalize(
-        stored.title, category_id=stored.category_id
+        stored.title, category_id=stored.category_id, condition=stored.condition
     )
     name = profile or settings.rank.profile
 

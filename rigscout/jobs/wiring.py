@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 
 def normalizer_for(normalizer: Normalizer) -> Callable[[Listing], Normalized]:
     def normalize(listing: Listing) -> Normalized:
-        return normalizer.normalize(listing.title, category_id=listing.category_id)
+        return normalizer.normalize(
+            listing.title, category_id=listing.category_id, condition=listing.condition
+        )
 
     return normalize
 

@@ -57,6 +57,37 @@ def test_condition_from_item_specifics_marks_for_parts() -> None:
     assert (got.sku, got.kind) == ("nvidia-tesla-p40", Kind.FOR_PARTS)
 
 
+@pytest.mark.parametrize(
+    ("condition", "kind"),
+    [
+        # eBay's "for parts" condition on each marketplace, read with the title's fault words
+        ("For parts or not working", Kind.FOR_PARTS),
+        ("Als Ersatzteil / defekt", Kind.FOR_PARTS),
+        ("Pour pièces détachées ou ne fonctionne pas", Kind.FOR_PARTS),
+        ("Solo per ricambi o non funzionante", Kind.FOR_PARTS),
+        ("Para desguace o no funciona", Kind.FOR_PARTS),
+        ("Voor onderdelen of niet werkend", Kind.FOR_PARTS),
+        # every other condition leaves the card a card
+        ("Pre-Owned", Kind.ITEM),
+        ("Gebraucht", Kind.ITEM),
+        ("Occasion - Très bon état", Kind.ITEM),
+        ("Usato", Kind.ITEM),
+        ("Seller refurbished", Kind.ITEM),
+        ("Open box", Kind.ITEM),
+        (None, Kind.ITEM),
+    ],
+)
+def test_the_listings_condition_says_broken_in_its_marketplaces_words(condition, kind) -> None:
+    got = normalize_title("NVIDIA Tesla P40 24GB", condition=condition)
+    assert (got.sku, got.kind) == ("nvidia-tesla-p40", kind)
+
+
+def test_a_broken_condition_leaves_what_is_not_a_card_what_it_is() -> None:
+    broken = "For parts or not working"
+    assert normalize_title("Heatsink for Tesla V100 SXM2", condition=broken).kind is Kind.ACCESSORY
+    assert normalize_title("GeForce GTX 1080 Ti 11GB", condition=broken).kind is Kind.OTHER
+
+
 def test_memory_size_from_item_specifics_picks_the_variant() -> None:
     got = normalize_title("NVIDIA Tesla V100 SXM2 GPU", specifics={"Memory Size": "32 GB"})
     assert got.sku == "nvidia-tesla-v100-sxm2-32gb"

@@ -112,6 +112,50 @@ def test_a_fast_lane_pass_polls_each_first_page_once_and_alerts_without_duplicat
     assert len(hook.delivered) == posts_after_lane  # the daily run does not alert it again
 
 
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "For parts or not working",
+        "Als Ersatzteil / defekt",
+        "Pour pièces détachées ou ne fonctionne pas",
+    ],
+)
+def test_a_listing_whose_condition_says_broken_is_a_part_however_plain_its_title(
+    engine, tmp_path, condition
+):
+    """The same P40 at $149, its title unchanged, but eBay's condition says it is broken: it
+    is stored as a part and not alerted as a card under the market."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from db.models import ListingRow
+
+    with FakeEbay() as ebay, running_webhook_server() as hook:
+        serve_demo_pages(ebay)
+        extra = collector_config(ebay.base_url, 50.0) + "fast_lane_daily_requests = 264\n"
+        config = write_config(tmp_path, engine_url(engine), extra + ALERTS)
+        env = {HOOK_ENV: hook.webhook_url()}
+        runner = CliRunner()
+        daily = runner.invoke(cli, ["--config", str(config), "run"], env=env)
+        assert daily.exit_code == 0, daily.output
+        posts_after_daily = len(hook.delivered)
+
+        page = with_new_listing(P40_PAGE.read_text(encoding="utf-8"))
+        card_at = page.index(NEW_ITEM)
+        broken = page[:card_at] + page[card_at:].replace(">Pre-Owned<", f">{condition}<", 1)
+        ebay.add_page("tesla p40 24gb", broken)
+        lane = runner.invoke(cli, ["--config", str(config), "fast-lane"], env=env)
+        assert lane.exit_code == 0, lane.output
+        alerted_now = [
+            e["url"] for post in hook.delivered[posts_after_daily:] for e in post["embeds"]
+        ]
+
+    with Session(engine) as session:
+        kind = session.scalar(select(ListingRow.kind).where(ListingRow.item_id == NEW_ITEM))
+    assert kind == "for_parts"
+    assert f"https://www.ebay.com/itm/{NEW_ITEM}" not in alerted_now
+
+
 def test_the_fast_lane_says_when_it_is_off(engine, tmp_path):
     config = write_config(tmp_path, engine_url(engine))
     result = CliRunner().invoke(cli, ["--config", str(config), "fast-lane"])
