@@ -18,7 +18,6 @@ from ranking.titles import normalize_title
 SETS = {
     "development": FIXTURES / "normalizer" / "labeled_titles.tsv",
     "heldout": FIXTURES / "normalizer" / "heldout_titles.tsv",
-    "heldout_multilingual": FIXTURES / "normalizer" / "heldout_multilingual.tsv",
 }
 FIELDS = ("sku_precision", "sku_recall", "kind", "quantity", "includes", "category")
 

@@ -372,6 +372,9 @@ class Normalizer:
     # --- servers and boards -----------------------------------------------------------------
 
     def _host(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
+        fitted = self._part_of_a_host(f)
+        if fitted is not None:
+            return Normalized(title, None, None, fitted, confidence=0.75)
         sku = self._host_sku(f)
         kind = self._kind(f, specifics)
         if sku is None and not (self._is_server(f) or self._names_server(f)):
@@ -381,6 +384,21 @@ class Normalizer:
             return Normalized(title, None, Category.SERVER, kind, 1, includes, 0.4)
         quantity = self._quantity(f, host=True)
         return Normalized(title, sku.sku, sku.category, kind, quantity, includes, 0.9)
+
+    def _part_of_a_host(self, f: Features) -> Kind | None:
+        """A board named before the machines the title names, with a "for" between them
+        ("Supermicro X10DRG-O+-CPU motherboard for 4028GR-TRT", "Backplane for Supermicro
+        SYS-4029GP-TRT"): a part of the machine is sold, not the machine. A motherboard is
+        OTHER (not our hardware), any other board a part (ACCESSORY)."""
+        named = [m for m in f.of("family") if m.value not in self._gpu_families]
+        boards = f.of("board_words")
+        if not named or not boards or boards[0].start > named[0].start:
+            return None
+        # "for" anywhere between the board and the machine ("pour serveur Supermicro SYS-…")
+        if self._words["compat.phrases"].isdisjoint(f.tokens.words[boards[0].end : named[0].start]):
+            return None
+        motherboard = self._words["board_words.motherboards"]
+        return Kind.OTHER if boards[0].value in motherboard else Kind.ACCESSORY
 
     def _host_sku(self, f: Features) -> Sku | None:
         named = [m for m in f.of("family") if m.value not in self._gpu_families]

@@ -137,6 +137,10 @@ def load_vocabulary(
     }
     # what a power supply's part word matches as, in every language ([included] psu)
     words["included.psu"] = frozenset(compact(p) for p in _strings(vocabulary, "included", "psu"))
+    # what a main board's word matches as ("carte mere" -> "cartemere")
+    words["board_words.motherboards"] = frozenset(
+        compact(p) for p in _strings(vocabulary, "board_words", "motherboards")
+    )
     context = _table(aliases, "number_context").get("words", [])
     return Vocabulary(
         index=index,
