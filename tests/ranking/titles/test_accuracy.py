@@ -85,6 +85,24 @@ def test_labeled_titles_come_from_known_sources_and_appear_once(
     assert [key for key, count in keys.items() if count > 1] == []
 
 
+def test_no_held_out_title_is_in_the_development_set(labeled: list[LabeledTitle]) -> None:
+    """A held-out set measures titles no rule was written from: none of them is development
+    data, and no two held-out sets share a title."""
+    from bench.bench_accuracy import SETS
+
+    def key(case: LabeledTitle) -> str:
+        return " ".join(case.title.lower().split())
+
+    seen = {key(case) for case in labeled}
+    for name, path in SETS.items():
+        if path == LABELED:
+            continue
+        held = [key(case) for case in load_labeled(path)]
+        assert held, name
+        assert seen.isdisjoint(held), (name, sorted(seen.intersection(held)))
+        seen.update(held)
+
+
 def test_every_catalog_sku_is_labeled_and_every_label_is_a_catalog_sku(
     labeled: list[LabeledTitle],
 ) -> None:
