@@ -292,7 +292,7 @@ class Normalizer:
         # a Supermicro 8-GPU box is one of the 4028GR/4029GP family; any other maker is not ours
         if "supermicro" not in f.tokens.words:
             return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
-        kind = self._kind(f, specifics)
+        kind = self._kind(f)
         return Normalized(title, None, Category.SERVER, kind, 1, self._includes(f, None), 0.4)
 
     def _gpu_mentions(self, f: Features, families: list[TokenMatch]) -> list[TokenMatch]:
@@ -307,7 +307,7 @@ class Normalizer:
         self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[TokenMatch]
     ) -> Normalized:
         names = {m.value for m in gpus}
-        kind = self._kind(f, specifics, headless=names <= self._headless)
+        kind = self._kind(f, headless=names <= self._headless)
         part = self.catalog.get(f.part) if f.part else None
         if len(names) > 1:
             return Normalized(title, None, Category.GPU, kind, confidence=0.4)
@@ -376,7 +376,7 @@ class Normalizer:
         if fitted is not None:
             return Normalized(title, None, None, fitted, confidence=0.75)
         sku = self._host_sku(f)
-        kind = self._kind(f, specifics)
+        kind = self._kind(f)
         if sku is None and not (self._is_server(f) or self._names_server(f)):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
         includes = self._includes(f, sku) if kind is not Kind.OTHER else ()
@@ -472,9 +472,7 @@ class Normalizer:
 
     # --- kind and quantity -------------------------------------------------------------------
 
-    def _kind(
-        self, f: Features, specifics: Mapping[str, str] | None, *, headless: bool = False
-    ) -> Kind:
+    def _kind(self, f: Features, *, headless: bool = False) -> Kind:
         """For parts when the title says so (``title_facts``: "broken", "für Teile", not "not
         broken"). ``headless``: a card with no display output, for which "no video output" is
         how it is made, not a fault."""

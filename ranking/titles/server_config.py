@@ -326,8 +326,9 @@ def _psus(text: str, facts: TitleFacts) -> dict[str, int | None]:
     m = _PSU.search(text) or _PSU_COUNT.search(text)
     if m is None:
         return {"psus": None, "psu_watts": None}
-    count = m["n"] or m.groupdict().get("n2")
-    return {"psus": int(count) if count else 1, "psu_watts": int(m["w"] or m.groupdict()["w2"])}
+    found = m.groupdict()  # the unnamed count's pattern has no second pair of groups
+    count, watts = found["n"] or found.get("n2"), str(found["w"] or found["w2"])
+    return {"psus": int(count) if count else 1, "psu_watts": int(watts)}
 
 
 def _board(title: str) -> str | None:
