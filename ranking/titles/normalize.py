@@ -49,6 +49,8 @@ class Normalizer:
         # _resolve is a pure function of a few features; titles repeat them endlessly
         self._resolved: dict[tuple[object, ...], Resolution] = {}
         self._last_facts: tuple[Tokens, TitleFacts] | None = None
+        # eBay's conditions are a handful of strings per marketplace: each read once
+        self._broken_conditions: dict[str, bool] = {}
         self._gpu_families = frozenset(
             name
             for name, family in self.vocabulary.families.items()
@@ -486,7 +488,14 @@ class Normalizer:
         defekt", "Pour pièces détachées ou ne fonctionne pas", "Para piezas o no funciona"."""
         if not condition and specifics:
             condition = specifics.get("Condition") or specifics.get("condition")
-        return condition is not None and self.vocabulary.facts.read(condition).broken()
+        if not condition:
+            return False
+        broken = self._broken_conditions.get(condition)
+        if broken is None:
+            broken = self.vocabulary.facts.read(condition).broken()
+            if len(self._broken_conditions) < 1024:  # a hostile page cannot grow it for ever
+                self._broken_conditions[condition] = broken
+        return broken
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         if not host:
