@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core import fmt
-from core.models import BuyingFormat, Category
+from core.models import BuyingFormat, Category, Kind
 from ranking.landed import fx_rate
+from ranking.titles import read_title
 from ranking.topology import title_topology
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 AUCTION = BuyingFormat.AUCTION.value
 PCIE_TOPOLOGIES = ("single-root", "split-root")
 METRIC_UNITS = {"vram": "GB VRAM", "bandwidth": "GB/s", "slots": "GPU slot"}
+_CONDITION_CHARS = 60  # eBay's conditions are short; a longer one is cut in a sentence
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +144,19 @@ def part_sentence(
         end_time=row.end_time,
         now=now,
         needs_host=sku.form_factor if needs_host else None,
-        not_a_deal=row.kind.replace("_", " "),
+        not_a_deal=_not_a_deal(row),
     )
     return render_reason(facts)
+
+
+def _not_a_deal(row: ActiveRow) -> str:
+    """What the listing is instead of a deal, and eBay's condition when that says it is broken
+    ("for parts (eBay: Als Ersatzteil / defekt)"): the title alone may not say why."""
+    kind = row.kind.replace("_", " ")
+    condition = row.condition
+    if row.kind == Kind.FOR_PARTS.value and condition and read_title(condition).broken():
+        return f"{kind} (eBay: {condition[:_CONDITION_CHARS]})"
+    return kind
 
 
 def config_text(p: Priced) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -94,6 +95,22 @@ def test_parts_and_accessories_are_a_separate_view_and_never_score():
     assert all(d.score == 0 for d in ranking.parts)
     assert "not ranked as a deal" in ranking.parts[0].reason
     assert len(ranking.deals) == 1
+
+
+@pytest.mark.parametrize(
+    ("condition", "note"),
+    [
+        ("Als Ersatzteil / defekt", "for parts (eBay: Als Ersatzteil / defekt): not ranked"),
+        ("For parts or not working", "for parts (eBay: For parts or not working): not ranked"),
+        ("Pre-Owned", "for parts: not ranked"),  # the title said it; the condition did not
+    ],
+)
+def test_a_part_says_when_ebays_condition_is_why(condition, note):
+    broken = replace(active(V100, "30", kind="for_parts"), condition=condition)
+
+    ranking = rank([broken, active(V100, "150")], V100_MARKET)
+
+    assert note in ranking.parts[0].reason
 
 
 def test_a_running_auction_is_ranked_at_its_predicted_end_not_its_current_bid():
