@@ -31,6 +31,7 @@ class Wording:
     sold: re.Pattern[str]  # a sold or ended caption (group "when")
     months: dict[str, int]  # month abbreviation (lower case) -> 1..12
     positive: re.Pattern[str]  # a seller's percentage and feedback count
+    feedback_scales: dict[str, int]  # a rounded count's suffix (lower case) -> its multiple
     located: re.Pattern[str]  # where an item ships from (group "place")
 
 
@@ -57,6 +58,11 @@ def wording() -> Wording:
         for language in raw.values()
         for number, names in enumerate(language["months"], start=1)
         for spelling in names.split("|")
+    }
+    scales = {
+        k.lower(): int(v)
+        for language in raw.values()
+        for k, v in language["feedback_scales"].items()
     }
     i = re.IGNORECASE
     return Wording(
@@ -86,8 +92,9 @@ def wording() -> Wording:
         positive=re.compile(
             r"^(?P<name>\S+)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?%\s?"
             rf"(?:[^\d()%]{{0,40}}?)(?:{every('positive')})"
-            r"(?:\s*\((?P<fb>\d[\d.,]*\s?[KM]?)\))?",
+            rf"(?:[^\d()%]{{0,24}}?\((?P<fb>\d[\d.,]*\s?(?:{_alts(list(scales))})?)\))?",
             i,
         ),
         located=re.compile(rf"^(?:{every('located')})\s+(?P<place>.+)$", i),
+        feedback_scales=scales,
     )

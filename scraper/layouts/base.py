@@ -245,8 +245,9 @@ def parse_sold_date(caption: str) -> date | None:
     return date(int(match.group("year")), month, int(match.group("day")))
 
 
+_SCALED = re.compile(r"^(?P<number>\d[\d.,\s]*?)\s*(?P<suffix>[^\d\s.,][^\d\s]*)?$")
 _SELLER_COUNT_FIRST = re.compile(
-    r"^(?P<name>\S+)\s+\((?P<fb>\d[\d.,]*)\)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?%"
+    r"^(?P<name>\S+)\s+\((?P<fb>\d[\d.,]*(?:\s?[^\d\s()]+)?)\)\s+(?P<pct>\d{1,3}(?:[.,]\d)?)\s?%"
 )
 
 
@@ -260,12 +261,15 @@ def _seller(rows: tuple[str, ...]) -> tuple[str | None, int | None, Decimal | No
 
 
 def _feedback(text: str | None) -> int | None:
-    """'354' -> 354, '10.7K' -> 10700, '1,234' -> 1234 (eBay rounds large counts)."""
+    """'354' -> 354, '10.7K' -> 10700, '2,1 mil' -> 2100, '1,234' -> 1234 (eBay rounds large
+    counts; the suffixes are ``feedback_scales`` of scraper/wording.toml)."""
     if not text:
         return None
-    compact = text.replace(" ", "")
-    scale = {"K": 1000, "M": 1_000_000}.get(compact[-1:].upper(), 1)
-    number = compact.rstrip("KkMm")
+    number, scale = text.strip(), 1
+    digits = _SCALED.match(number)
+    if digits and digits["suffix"]:
+        number, scale = digits["number"], wording().feedback_scales.get(digits["suffix"].lower(), 1)
+    number = number.replace(" ", "")
     number = number.replace(",", ".") if scale > 1 else re.sub(r"[.,]", "", number)
     try:
         return int(Decimal(number) * scale)
