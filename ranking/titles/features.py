@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from ranking.titles.specifics import specific
 from ranking.titles.tokens import TokenMatch, Tokens, tokenize
 
 if TYPE_CHECKING:
@@ -18,7 +19,6 @@ _NOT = frozenset({"not", "non", "no", "without"})
 _NOT_BRACKET = _NOT | {"o"}  # "W/O bracket"
 _NONE: frozenset[int] = frozenset()
 _UNIT_SEPS = frozenset({"", " ", "-"})
-_MEMORY_KEYS = ("Memory Size", "Memory", "memory_size", "Graphics Memory Size")
 
 
 class Features(NamedTuple):
@@ -100,8 +100,5 @@ def _form(tokens: Tokens, by_kind: dict[str, list[TokenMatch]]) -> str | None:
 
 
 def _specific_vram(specifics: Mapping[str, str]) -> tuple[float, ...]:
-    for key in _MEMORY_KEYS:
-        digits = "".join(c for c in specifics.get(key, "") if c.isdigit())
-        if digits and len(digits) <= 3:
-            return (float(digits),)
-    return ()
+    digits = "".join(c for c in specific(specifics, "gpu_memory") or "" if c.isdigit())
+    return (float(digits),) if digits and len(digits) <= 3 else ()

@@ -21,6 +21,7 @@ from core.models import Category, ServerConfig
 from core.text import match_form
 from ranking.catalog import CATALOG_DIR, load_catalog
 from ranking.titles.facts import NO, UNKNOWN, YES, TitleFacts, read_title
+from ranking.titles.specifics import specific
 from ranking.titles.vocab import load_aliases
 
 CENT = Decimal("0.01")
@@ -252,23 +253,17 @@ def parse_server_config(
     return _with_specifics(found, specifics) if specifics else found
 
 
-# item specifics' names for what a title may leave out (compared casefolded)
-_SPEC_RAM = ("ram size", "memory", "memory (ram) capacity", "total ram", "installed ram")
-_SPEC_CPUS = ("number of processors", "processor count", "number of cpus")
-_SPEC_MODEL = ("processor model", "processor", "cpu model")
-
-
 def _with_specifics(found: ServerConfig, specifics: Mapping[str, str]) -> ServerConfig:
-    """The title's reading, with what the item specifics say where the title said nothing."""
-    spec = {k.casefold().strip(): match_form(v) for k, v in specifics.items()}
+    """The title's reading, with what the item specifics say where the title said nothing
+    (named in any marketplace's language: ``ranking/titles/specifics.py``)."""
     changes: dict[str, Any] = {}
-    ram = next((spec[k] for k in _SPEC_RAM if k in spec), None)
-    if found.ram_gb is None and ram and (m := re.search(r"(\d{1,4})\s*gb", ram.lower())):
+    ram = specific(specifics, "ram")
+    if found.ram_gb is None and ram and (m := re.search(r"(\d{1,4})\s*(?:gb|go)", ram.lower())):
         changes["ram_gb"] = int(m[1])
-    count = next((spec[k] for k in _SPEC_CPUS if k in spec), None)
+    count = specific(specifics, "cpus")
     if found.cpus is None and count and count.strip().isdigit():
         changes["cpus"] = int(count.strip())
-    model = next((spec[k] for k in _SPEC_MODEL if k in spec), None)
+    model = specific(specifics, "cpu_model")
     if found.cpu_model is None and model and (m := _CPU.search(model.lower())):
         changes["cpu_model"] = _model(m["model"])
         changes.setdefault("cpus", found.cpus or 1)

@@ -88,8 +88,19 @@ def test_a_broken_condition_leaves_what_is_not_a_card_what_it_is() -> None:
     assert normalize_title("GeForce GTX 1080 Ti 11GB", condition=broken).kind is Kind.OTHER
 
 
-def test_memory_size_from_item_specifics_picks_the_variant() -> None:
-    got = normalize_title("NVIDIA Tesla V100 SXM2 GPU", specifics={"Memory Size": "32 GB"})
+@pytest.mark.parametrize(
+    "specifics",
+    [
+        {"Memory Size": "32 GB"},
+        {"Speichergröße": "32 GB"},  # each marketplace names the specific in its language
+        {"Taille de la mémoire": "32 Go"},
+        {"Dimensioni memoria": "32 GB"},
+        {"Tamaño de la memoria": "32 GB"},
+        {"GRAPHICS MEMORY SIZE ": "32GB"},
+    ],
+)
+def test_memory_size_from_item_specifics_picks_the_variant(specifics) -> None:
+    got = normalize_title("NVIDIA Tesla V100 SXM2 GPU", specifics=specifics)
     assert got.sku == "nvidia-tesla-v100-sxm2-32gb"
 
 

@@ -140,6 +140,21 @@ def test_every_server_family_has_a_platform_and_every_pool_names_catalog_skus():
         assert set(pooled) <= set(skus)
 
 
+@pytest.mark.parametrize(
+    "specifics",
+    [
+        {"Arbeitsspeicher": "256 GB", "Anzahl der Prozessoren": "2", "Prozessormodell": "E5-2680 v4"},
+        {"Mémoire vive": "256 Go", "Nombre de processeurs": "2", "Modèle de processeur": "E5-2680 v4"},
+        {"Memoria RAM": "256 GB", "Numero di processori": "2", "Modello processore": "E5-2680 v4"},
+        {"Capacidad de RAM": "256 GB", "Número de procesadores": "2", "Procesador": "Intel Xeon E5-2680 v4"},
+    ],
+)  # fmt: skip
+def test_item_specifics_are_read_in_every_marketplaces_words(specifics):
+    got = normalize_title("Supermicro SYS-4028GR-TRT 4U GPU Server", specifics=specifics).config
+    assert got is not None
+    assert (got.cpus, got.cpu_model, got.ram_gb) == (2, "E5-2680 v4", 256)
+
+
 def test_item_specifics_fill_in_what_the_title_leaves_unsaid():
     specifics = {"RAM Size": "256 GB", "Number of Processors": "2", "Processor Model": "E5-2680 v4"}
     got = normalize_title("Supermicro SYS-4028GR-TRT 4U GPU Server", specifics=specifics).config
