@@ -99,6 +99,7 @@ class FactReader:
     before_only: frozenset[str] = frozenset()  # parts said missing only by a word before them
     joins: frozenset[str] = frozenset()  # words that carry a part's absence to the next part
     present_after: tuple[tuple[str, ...], ...] = ()  # after a list of parts: they come with it
+    bare: frozenset[tuple[str, ...]] = frozenset()  # the module alone: its heatsink is missing
 
     def read(self, title: str) -> TitleFacts:
         """The facts ``title`` states."""
@@ -123,7 +124,8 @@ class FactReader:
                 if not self._negated(words, m):
                     faults.append(Fault(m.value, offsets[m.start]))
             elif m.kind == PART:
-                state = NO if m.start in missing else YES
+                bare = words[m.start : m.end] in self.bare
+                state = NO if bare or m.start in missing else YES
                 if state == NO:
                     absent.update(range(m.start, m.end))
                 if parts.get(m.value) != NO:  # "no heatsink … heatsink pictured": missing
@@ -211,6 +213,8 @@ def build_reader(vocabulary: Mapping[str, Any]) -> FactReader:
             index.add(phrase, PART, part)
     faults = _section(vocabulary, "faults")
     included = _section(vocabulary, "included")
+    for phrase in _strings(included, "bare"):
+        index.add(phrase, PART, "heatsink")
     broken = frozenset(_strings(faults, "broken"))
     unknown = broken - _fault_groups(vocabulary).keys()
     if unknown:
@@ -226,6 +230,7 @@ def build_reader(vocabulary: Mapping[str, Any]) -> FactReader:
         before_only=frozenset(_strings(included, "before_only")),
         joins=frozenset(_strings(included, "absent_joins")),
         present_after=_token_phrases(_strings(included, "present_after")),
+        bare=frozenset(_token_phrases(_strings(included, "bare"))),
     )
 
 
@@ -263,6 +268,7 @@ _PART_KEYS = (
     "absent_joins",
     "present_after",
     "before_only",
+    "bare",
 )
 
 

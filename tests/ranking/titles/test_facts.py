@@ -168,9 +168,13 @@ MISSING_HEATSINK = [
     "heatsinks sold separately", "no GPU heatsinks", "ohne Kühlkörper", "Kühlkörper nicht enthalten",
     "sans dissipateur", "sin disipador", "senza dissipatore", "zonder koellichaam",
     "heat sink not included", "NO HEATSINKS",
+    # its abbreviation, and the module alone in any language
+    "no HS", "W/O HS", "module only", "bare module", "nur Modul", "module seul",
+    "solo el módulo", "alleen module",
 ]  # fmt: skip
 WITH_HEATSINK = ["with heatsink", "w/ heatsink", "incl. heatsink", "heatsink included",
-                 "+ heatsink", "mit Kühlkörper", "avec dissipateur"]  # fmt: skip
+                 "+ heatsink", "mit Kühlkörper", "avec dissipateur", "w/ HS", "+ HS",
+                 "with cooler", "inkl. Kühler", "con radiador"]  # fmt: skip
 
 
 @settings(max_examples=120, deadline=None)
