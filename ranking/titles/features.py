@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
     from ranking.titles.vocab import Vocabulary
 
-_NOT = frozenset({"not", "non", "no", "without"})
-_NOT_BRACKET = _NOT | {"o"}  # "W/O bracket"
 _NONE: frozenset[int] = frozenset()
 _UNIT_SEPS = frozenset({"", " ", "-"})
 
@@ -66,7 +64,11 @@ def extract_features(
     watts = frozenset(int(w) for w in _numbers_before(tokens, watt_units)) if watt_units else _NONE
     parts = by_kind.get("part")
     part = parts[0].value if parts else None
-    form = _form(tokens, by_kind) if "form" in by_kind or "accessory.weak" in by_kind else None
+    form = (
+        _form(tokens, by_kind, vocabulary.words["form.negators"], vocabulary.words["form.brackets"])
+        if "form" in by_kind or "accessory.weak" in by_kind
+        else None
+    )
     return Features(tokens, matches, vrams, form, part, watts, by_kind)
 
 
@@ -83,16 +85,21 @@ def _numbers_before(tokens: Tokens, units: Iterable[TokenMatch]) -> tuple[float,
     return tuple(found)
 
 
-def _form(tokens: Tokens, by_kind: dict[str, list[TokenMatch]]) -> str | None:
+def _form(
+    tokens: Tokens,
+    by_kind: dict[str, list[TokenMatch]],
+    negators: frozenset[str],
+    bracket_words: frozenset[str],
+) -> str | None:
     """The form factor the title states; SXM wins over PCIe ("SXM2 module on PCIe adapter")."""
     words = tokens.words
     stated = by_kind.get("form", [])
     if len(stated) == 1 and "accessory.weak" not in by_kind:
         m = stated[0]
-        return None if m.start and words[m.start - 1] in _NOT else m.value
-    forms = [m.value for m in stated if not (m.start and words[m.start - 1] in _NOT)]
-    brackets = [m for m in by_kind.get("accessory.weak", ()) if m.value in ("bracket", "brackets")]
-    forms += ["PCIe" for m in brackets if not (m.start and words[m.start - 1] in _NOT_BRACKET)]
+        return None if m.start and words[m.start - 1] in negators else m.value
+    forms = [m.value for m in stated if not (m.start and words[m.start - 1] in negators)]
+    brackets = [m for m in by_kind.get("accessory.weak", ()) if m.value in bracket_words]
+    forms += ["PCIe" for m in brackets if not (m.start and words[m.start - 1] in negators)]
     sxm = [f for f in forms if f.startswith("SXM")]
     if sxm:
         return sxm[0]

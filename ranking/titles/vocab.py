@@ -45,7 +45,8 @@ _WORD_SETS = (
     ("accessory", "heads"), ("accessory", "psu_qualifiers"), ("other", "negators"),
     ("other", "fillers"),
     ("other", "trailing_negators"), ("compat", "phrases"), ("server_words", "trailing_negators"),
-    ("other", "system_links"), ("other", "card_words"),
+    ("other", "system_links"), ("other", "card_words"), ("form", "negators"),
+    ("form", "brackets"),
 )  # fmt: skip
 
 
