@@ -7,6 +7,7 @@ for the first (``wait=True``) or stops at once with ``LockedError``.
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,12 @@ from core.errors import LockedError
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from sqlalchemy import Engine
+    from sqlalchemy import Connection, Engine
     from sqlalchemy.orm import Session
 
+# How long a starting daemon waits for the daemon lock before refusing: long enough for a
+# check that holds it an instant, far shorter than any daemon's life.
+DAEMON_GRACE = 2.0
 # Arbitrary constants shared by every rigscout process using the same database.
 ADVISORY_KEY = 0x72696773  # "rigs": one run at a time
 DAEMON_KEY = 0x72696764  # "rigd": one `rigscout schedule` daemon at a time
@@ -66,27 +70,34 @@ def _file_lock(
 
 
 @contextlib.contextmanager
-def daemon_lock(engine: Engine) -> Iterator[None]:
+def daemon_lock(engine: Engine, *, grace: float = DAEMON_GRACE) -> Iterator[None]:
     """Hold the database's daemon lock while ``rigscout schedule`` runs: a second daemon on the
-    same database would run every job twice, so it is refused at once (``LockedError``)."""
+    same database would run every job twice, so it is refused (``LockedError``) — after
+    ``grace`` seconds, so that a holder letting go at once (a check whether a daemon runs, a
+    daemon stopping) does not turn a daemon away."""
     busy = "another `rigscout schedule` daemon is already running on this database"
     if engine.dialect.name == "postgresql":
-        with _advisory_lock(engine, wait=False, key=DAEMON_KEY, busy=busy):
+        with _advisory_lock(engine, wait=False, key=DAEMON_KEY, busy=busy, grace=grace):
             yield
         return
     path = _lock_path(engine).with_suffix(".daemon.lock")
-    with _file_lock(path, wait=False, timeout=0, busy=busy):
+    with _file_lock(path, wait=grace > 0, timeout=grace, busy=busy):
         yield
 
 
 @contextlib.contextmanager
 def _advisory_lock(
-    engine: Engine, *, wait: bool, key: int = ADVISORY_KEY, busy: str | None = None
+    engine: Engine,
+    *,
+    wait: bool,
+    key: int = ADVISORY_KEY,
+    busy: str | None = None,
+    grace: float = 0.0,
 ) -> Iterator[None]:
     with engine.connect() as conn:
         if wait:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
-        elif not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+        elif not _try_advisory(conn, key, grace):
             raise LockedError(
                 busy
                 or "another rigscout run holds this database's run lock (PostgreSQL advisory "
@@ -112,3 +123,14 @@ def save_in_turn(session: Session) -> None:
     every committed one until it commits."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": SAVE_KEY})
+
+
+def _try_advisory(conn: Connection, key: int, grace: float) -> bool:
+    """Take the advisory lock ``key`` without blocking, trying again for ``grace`` seconds."""
+    deadline = time.monotonic() + grace
+    while True:
+        if conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)

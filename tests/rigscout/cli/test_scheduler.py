@@ -41,7 +41,7 @@ def _daemon_running(engine) -> bool:
     from db.lock import daemon_lock
 
     try:
-        with daemon_lock(engine):
+        with daemon_lock(engine, grace=0):  # an instant's check, never waiting on the daemon
             return False
     except LockedError:
         return True
