@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core import fmt
 from core.models import BuyingFormat, Category, Kind
 from ranking.landed import fx_rate
-from ranking.titles import read_title
+from ranking.titles import condition_broken
 from ranking.topology import title_topology
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ def _not_a_deal(row: ActiveRow) -> str:
     ("for parts (eBay: Als Ersatzteil / defekt)"): the title alone may not say why."""
     kind = row.kind.replace("_", " ")
     condition = row.condition
-    if row.kind == Kind.FOR_PARTS.value and condition and read_title(condition).broken():
+    if row.kind == Kind.FOR_PARTS.value and condition and condition_broken(condition):
         return f"{kind} (eBay: {condition[:_CONDITION_CHARS]})"
     return kind
 

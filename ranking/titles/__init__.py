@@ -5,7 +5,7 @@ from, the user's own catalog and the titles no SKU matched.
 The floors above use the wing through these names alone.
 """
 
-from ranking.titles.facts import read_title
+from ranking.titles.facts import condition_broken, read_title
 from ranking.titles.flags import (
     Signals,
     flag_listing,
@@ -31,6 +31,7 @@ __all__ = [
     "SkuName",
     "UnmatchedListing",
     "check_title_under",
+    "condition_broken",
     "default_normalizer",
     "describe_unread",
     "flag_listing",

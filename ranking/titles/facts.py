@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from core.errors import NormalizeError
@@ -243,6 +243,14 @@ def load_reader(directory: Path = CATALOG_DIR) -> FactReader:
 def read_title(title: str) -> TitleFacts:
     """``load_reader().read(title)``: what the title states, with the packaged vocabulary."""
     return load_reader().read(title)
+
+
+@lru_cache(maxsize=1024)  # eBay's conditions are a handful of strings per marketplace
+def condition_broken(condition: str) -> bool:
+    """eBay's condition of a listing says it is broken, read with the titles' fault words in
+    every language: "For parts or not working", "Als Ersatzteil / defekt", "Pour pièces
+    détachées ou ne fonctionne pas", "Para desguace o no funciona"."""
+    return read_title(condition).broken()
 
 
 @cache

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from core.models import Category, Included, Kind, Normalized
 from ranking.catalog import load_catalog
-from ranking.titles.facts import NO
+from ranking.titles.facts import NO, condition_broken
 from ranking.titles.features import Features, extract_features
 from ranking.titles.lots import count_near, find_lot_cues
 from ranking.titles.parts import sells_a_part
@@ -49,8 +49,6 @@ class Normalizer:
         # _resolve is a pure function of a few features; titles repeat them endlessly
         self._resolved: dict[tuple[object, ...], Resolution] = {}
         self._last_facts: tuple[Tokens, TitleFacts] | None = None
-        # eBay's conditions are a handful of strings per marketplace: each read once
-        self._broken_conditions: dict[str, bool] = {}
         self._gpu_families = frozenset(
             name
             for name, family in self.vocabulary.families.items()
@@ -152,7 +150,7 @@ class Normalizer:
             part = self.catalog.get(f.part) if f.part else None
             if part is None:
                 return Normalized(title, None, None, Kind.OTHER, confidence=0.7)
-            return self._gpu(title, f, specifics, [])
+            return self._gpu(title, f, [])
         if subject.kind == "not_carried" and subject.value in ("gpu", "server"):
             return Normalized(title, None, None, Kind.OTHER, confidence=0.75)
         if subject.kind == "family" and subject.value in self._gpu_families:
@@ -164,13 +162,13 @@ class Normalizer:
                 count_near(f.tokens, subject.start, subject.end) or 1
             ) > 1:
                 if hosts:
-                    return self._host(title, f, specifics)
+                    return self._host(title, f)
                 if in_host and self._is_server(f):
-                    return self._unknown_server(title, f, specifics)
+                    return self._unknown_server(title, f)
                 if self._made_by_a_server_maker(f, subject):
                     return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
-            return self._gpu(title, f, specifics, self._gpu_mentions(f, families))
-        return self._host(title, f, specifics)
+            return self._gpu(title, f, self._gpu_mentions(f, families))
+        return self._host(title, f)
 
     # --- what the title is about ---------------------------------------------------------
 
@@ -288,9 +286,7 @@ class Normalizer:
                 first = first or m
         return first
 
-    def _unknown_server(
-        self, title: str, f: Features, specifics: Mapping[str, str] | None
-    ) -> Normalized:
+    def _unknown_server(self, title: str, f: Features) -> Normalized:
         # a Supermicro 8-GPU box is one of the 4028GR/4029GP family; any other maker is not ours
         if "supermicro" not in f.tokens.words:
             return Normalized(title, None, None, Kind.OTHER, confidence=0.6)
@@ -305,9 +301,7 @@ class Normalizer:
 
     # --- GPUs -----------------------------------------------------------------------------
 
-    def _gpu(
-        self, title: str, f: Features, specifics: Mapping[str, str] | None, gpus: list[TokenMatch]
-    ) -> Normalized:
+    def _gpu(self, title: str, f: Features, gpus: list[TokenMatch]) -> Normalized:
         names = {m.value for m in gpus}
         kind = self._kind(f, headless=names <= self._headless)
         part = self.catalog.get(f.part) if f.part else None
@@ -373,7 +367,7 @@ class Normalizer:
 
     # --- servers and boards -----------------------------------------------------------------
 
-    def _host(self, title: str, f: Features, specifics: Mapping[str, str] | None) -> Normalized:
+    def _host(self, title: str, f: Features) -> Normalized:
         fitted = self._part_of_a_host(f)
         if fitted is not None:
             return Normalized(title, None, None, fitted, confidence=0.75)
@@ -397,7 +391,7 @@ class Normalizer:
         if not named or not boards or boards[0].start > named[0].start:
             return None
         # "for" anywhere between the board and the machine ("pour serveur Supermicro SYS-…")
-        if self._words["compat.phrases"].isdisjoint(f.tokens.words[boards[0].end : named[0].start]):
+        if not self._compat_before(f, named[0].start, reach=named[0].start - boards[0].end):
             return None
         motherboard = self._words["board_words.motherboards"]
         return Kind.OTHER if boards[0].value in motherboard else Kind.ACCESSORY
@@ -488,14 +482,7 @@ class Normalizer:
         defekt", "Pour pièces détachées ou ne fonctionne pas", "Para piezas o no funciona"."""
         if not condition and specifics:
             condition = specifics.get("Condition") or specifics.get("condition")
-        if not condition:
-            return False
-        broken = self._broken_conditions.get(condition)
-        if broken is None:
-            broken = self.vocabulary.facts.read(condition).broken()
-            if len(self._broken_conditions) < 1024:  # a hostile page cannot grow it for ever
-                self._broken_conditions[condition] = broken
-        return broken
+        return bool(condition) and condition_broken(condition)
 
     def _quantity(self, f: Features, *, host: bool = False) -> int:
         if not host:

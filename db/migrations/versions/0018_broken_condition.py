@@ -4,7 +4,7 @@ Until this revision the run stored eBay's condition ("For parts or not working",
 Ersatzteil / defekt") and never read it, so a card with a plain title and that condition was
 stored as a working card: ranked as a deal, and its sale counted in its SKU's market. Each
 distinct condition of the stored item listings is read again with the titles' fault words
-(``ranking.titles.read_title``, as ``Normalizer.normalize`` reads it now), and the listings
+(``ranking.titles.condition_broken``, as ``Normalizer.normalize`` reads it now), and the listings
 whose condition says broken become parts, stamped as a save that changed them is (``changed_at``,
 ``history_changed_at``, ``saved_seq``), so the kept ranking and the report's kept days take
 them up. Nothing else is touched.
@@ -28,7 +28,7 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
-    from ranking.titles import read_title
+    from ranking.titles import condition_broken
 
     listings = sa.table(
         "listings",
@@ -44,7 +44,7 @@ def upgrade() -> None:
         .where(listings.c.kind == "item", listings.c.condition.is_not(None))
         .distinct()
     ).all()
-    broken = [c for c in conditions if c and read_title(c).broken()]
+    broken = [c for c in conditions if c and condition_broken(c)]
     if not broken:
         return
     now = datetime.now(UTC)
